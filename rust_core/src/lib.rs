@@ -1,0 +1,17 @@
+//! Native core of tutor-memory, importable as `tutor_memory._core`.
+//!
+//! This file only registers the Python module; the logic lives in pure-Rust modules
+//! (`chain`, `errors`) and `py` holds the thin wrappers.
+
+pub mod chain;
+pub mod errors;
+mod py;
+
+use pyo3::prelude::*;
+
+/// The module name must match the last component of `module-name` in pyproject.toml.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(py::episode_hash, m)?)?;
+    Ok(())
+}
