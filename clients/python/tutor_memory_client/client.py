@@ -1,0 +1,147 @@
+"""A small synchronous client: bearer token, a default deadline, and retries that are safe.
+
+Only UNAVAILABLE is retried (the server was not reached or went away), with exponential backoff,
+and only for calls that cannot duplicate anything: reads, and writes that carry client keys.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from tutor_memory_client._proto import memory_pb2 as pb
+from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
+
+# Seconds a call may take unless the caller says otherwise.
+DEFAULT_TIMEOUT = 30.0
+# Attempts for a retryable call, and the first backoff (doubled each time).
+DEFAULT_ATTEMPTS = 4
+FIRST_BACKOFF_SECONDS = 0.2
+
+T = TypeVar("T")
+
+
+class MemoryClient:
+    def __init__(
+        self,
+        target: str,
+        *,
+        token: str | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        attempts: int = DEFAULT_ATTEMPTS,
+    ) -> None:
+        self._channel = (
+            grpc.secure_channel(target, credentials)
+            if credentials is not None
+            else grpc.insecure_channel(target)
+        )
+        self.stub = pb_grpc.MemoryStub(self._channel)
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self._timeout = timeout
+        self._attempts = attempts
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> MemoryClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, fn: Callable[[], T], *, retry: bool) -> T:
+        backoff = FIRST_BACKOFF_SECONDS
+        for attempt in range(1, self._attempts + 1):
+            try:
+                return fn()
+            except grpc.RpcError as exc:
+                code = exc.code() if isinstance(exc, grpc.Call) else None
+                if not retry or code != grpc.StatusCode.UNAVAILABLE or attempt == self._attempts:
+                    raise
+                time.sleep(backoff)
+                backoff *= 2
+        raise AssertionError("unreachable")
+
+    def append_episode(
+        self, episode: pb.NewEpisode, *, timeout: float | None = None
+    ) -> pb.AppendEpisodeReply:
+        """Appends one episode; retried on UNAVAILABLE only when it carries a client_key."""
+        request = pb.AppendEpisodeRequest(episode=episode)
+        reply: pb.AppendEpisodeReply = self._call(
+            lambda: self.stub.AppendEpisode(
+                request, timeout=timeout or self._timeout, metadata=self._metadata
+            ),
+            retry=bool(episode.client_key),
+        )
+        return reply
+
+    def ingest_episodes(
+        self, episodes: Iterable[pb.NewEpisode], *, timeout: float | None = None
+    ) -> pb.IngestEpisodesReply:
+        """Streams a batch (every item needs a client_key). A retry resends the whole batch:
+        items the server already stored come back as duplicates, never twice."""
+        batch = list(episodes)
+        reply: pb.IngestEpisodesReply = self._call(
+            lambda: self.stub.IngestEpisodes(
+                (pb.IngestEpisodesRequest(episode=e) for e in batch),
+                timeout=timeout or self._timeout,
+                metadata=self._metadata,
+            ),
+            retry=True,
+        )
+        return reply
+
+    def list_episodes(
+        self,
+        student_id: str,
+        subject_id: str,
+        *,
+        occurred_from: Timestamp | None = None,
+        occurred_to: Timestamp | None = None,
+        page_size: int = 0,
+    ) -> Iterator[pb.Episode]:
+        """Every episode of the chain, oldest first, optionally inside [occurred_from,
+        occurred_to), fetched page by page."""
+        request = pb.ListEpisodesRequest(
+            student_id=student_id,
+            subject_id=subject_id,
+            occurred_from=occurred_from,
+            occurred_to=occurred_to,
+            page_size=page_size,
+        )
+        while True:
+            reply: pb.ListEpisodesReply = self._call(
+                lambda: self.stub.ListEpisodes(
+                    request, timeout=self._timeout, metadata=self._metadata
+                ),
+                retry=True,
+            )
+            yield from reply.episodes
+            if not reply.next_page_token:
+                return
+            request.page_token = reply.next_page_token
+
+    def verify_chain(
+        self, student_id: str, subject_id: str, checkpoint: pb.SignedCheckpoint | None = None
+    ) -> pb.VerifyChainReply:
+        request = pb.VerifyChainRequest(
+            student_id=student_id, subject_id=subject_id, checkpoint=checkpoint
+        )
+        reply: pb.VerifyChainReply = self._call(
+            lambda: self.stub.VerifyChain(request, timeout=self._timeout, metadata=self._metadata),
+            retry=True,
+        )
+        return reply
+
+    def checkpoint(self, student_id: str, subject_id: str) -> pb.SignedCheckpoint:
+        request = pb.CheckpointRequest(student_id=student_id, subject_id=subject_id)
+        reply: pb.CheckpointReply = self._call(
+            lambda: self.stub.Checkpoint(request, timeout=self._timeout, metadata=self._metadata),
+            retry=True,
+        )
+        return reply.checkpoint

@@ -1,0 +1,1 @@
+"""Tutor Memory: a gRPC memory server for AI tutors."""

@@ -1,0 +1,5 @@
+import sys
+
+from tutor_memory.cli import main
+
+sys.exit(main())

@@ -1,0 +1,147 @@
+"""Assembles the server: store, embedder, vector cache, servicer, health, reflection, shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from tutor_memory._proto import memory_pb2 as pb
+from tutor_memory._proto import memory_pb2_grpc as pb_grpc
+from tutor_memory.auth import DEV_TENANT, TokenBook
+from tutor_memory.config import ServerConfig, is_loopback
+from tutor_memory.embed import Embedder, UseOnnxEmbedder
+from tutor_memory.index import VectorIndex
+from tutor_memory.ledger import Ledger
+from tutor_memory.model_fetch import MODEL_FILE_NAME, default_model_dir
+from tutor_memory.service import MemoryServicer
+from tutor_memory.signing import ServerKey
+from tutor_memory.store.sqlite import SqliteLedgerStore
+
+log = logging.getLogger("tutor_memory.app")
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Memory"].full_name
+
+
+class ConfigError(Exception):
+    """The server cannot start with this configuration; the message says why."""
+
+
+@dataclass
+class App:
+    server: grpc.aio.Server
+    port: int
+    ledger: Ledger
+    health: health.aio.HealthServicer
+
+    async def stop(self, grace: float | None) -> None:
+        """Stops taking calls, lets calls in flight finish for `grace` seconds, closes the store."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        self.ledger.close()
+
+
+def load_embedder(config: ServerConfig) -> Embedder:
+    model_dir = config.model_dir or default_model_dir()
+    return UseOnnxEmbedder(Path(model_dir) / MODEL_FILE_NAME)
+
+
+def _credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
+    if config.tls_cert is None and config.tls_key is None:
+        return None
+    if config.tls_cert is None or config.tls_key is None:
+        raise ConfigError("TLS needs both --tls-cert and --tls-key")
+    return grpc.ssl_server_credentials(
+        [(config.tls_key.read_bytes(), config.tls_cert.read_bytes())]
+    )
+
+
+async def create_server(config: ServerConfig, *, embedder: Embedder | None = None) -> App:
+    """Builds and starts a server; `config.listen` may use port 0 (tests) and the bound port is
+    returned. `embedder` lets tests share one loaded model between servers."""
+    if config.tokens_file is None:
+        if not is_loopback(config.listen):
+            raise ConfigError(
+                f"without --tokens the server runs in development mode, which binds loopback only; "
+                f"{config.listen!r} is not a loopback address"
+            )
+        tokens = TokenBook.development()
+    else:
+        try:
+            tokens = TokenBook.from_file(config.tokens_file)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+    credentials = _credentials(config)
+
+    embedder = embedder or load_embedder(config)
+    store = SqliteLedgerStore(config.database_path)
+    key = ServerKey.load_or_create(config.data_dir)
+    ledger = Ledger(store, embedder, VectorIndex(embedder.dim), key)
+    loaded = ledger.rebuild_index()
+    stale = store.count_vectors_of_other_models(embedder.model_id)
+    if stale:
+        log.warning(
+            "stored vectors of another embedding model are not searched",
+            extra={"vectors": stale, "model": embedder.model_id},
+        )
+
+    options = [
+        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.max_send_message_length", config.max_message_bytes),
+    ]
+    server = grpc.aio.server(options=options)
+    pb_grpc.add_MemoryServicer_to_server(MemoryServicer(ledger, tokens), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(config.listen)
+        else:
+            port = server.add_secure_port(config.listen, credentials)
+    except RuntimeError as exc:
+        ledger.close()
+        raise ConfigError(f"cannot listen on {config.listen}: {exc}") from exc
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info(
+        "serving",
+        extra={
+            "listen": config.listen,
+            "port": port,
+            "tls": credentials is not None,
+            "mode": "development" if tokens.is_development else "tokens",
+            "data": str(config.data_dir),
+            "model": embedder.model_id,
+            "vectors_loaded": loaded,
+            "chains_indexed": ledger.index.chains(),
+        },
+    )
+    if tokens.is_development:
+        log.warning(
+            f"development mode: no --tokens file, every call is tenant {DEV_TENANT!r}, "
+            "loopback only; do not use it for real students"
+        )
+    return App(server, port, ledger, health_servicer)
+
+
+async def serve(config: ServerConfig) -> None:
+    """Runs until SIGTERM or SIGINT, then shuts down gracefully."""
+    app = await create_server(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stopping", extra={"grace_seconds": config.grace_seconds})
+    await app.stop(config.grace_seconds)
+    log.info("stopped")

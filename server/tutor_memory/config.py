@@ -1,0 +1,46 @@
+"""Server configuration: one place for every setting and its default."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_LISTEN = "127.0.0.1:50051"
+DEFAULT_DATA_DIR = Path("data")
+# Largest request or reply message; a larger one is refused with RESOURCE_EXHAUSTED by gRPC.
+# Bounds what one call can make the server hold (an episode's text is at most 64 KiB).
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+# Seconds that calls in flight get to finish on SIGTERM before they are cancelled.
+DEFAULT_GRACE_SECONDS = 10.0
+DATABASE_FILE_NAME = "tutor_memory.sqlite3"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    listen: str = DEFAULT_LISTEN
+    data_dir: Path = DEFAULT_DATA_DIR
+    # None: single-tenant development mode, loopback only.
+    tokens_file: Path | None = None
+    model_dir: Path | None = None
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    grace_seconds: float = DEFAULT_GRACE_SECONDS
+    # PEM certificate chain and private key; both or neither (then plaintext, for loopback or
+    # behind a TLS-terminating proxy).
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+
+    @property
+    def database_path(self) -> Path:
+        return self.data_dir / DATABASE_FILE_NAME
+
+
+def is_loopback(listen: str) -> bool:
+    """Whether HOST:PORT names only this machine (127.0.0.0/8, ::1, localhost)."""
+    host = listen.rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,282 @@
+"""The gRPC servicer: authentication, proto <-> domain conversion, and the one map from domain
+errors to status codes. The work itself is done by the ledger."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import grpc
+
+from tutor_memory import convert
+from tutor_memory._proto import memory_pb2 as pb
+from tutor_memory._proto import memory_pb2_grpc as pb_grpc
+from tutor_memory.auth import Caller, TokenBook
+from tutor_memory.clock import now_us
+from tutor_memory.episodes import NewEpisode
+from tutor_memory.errors import (
+    AlreadyExists,
+    DeadlineExceeded,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    TutorMemoryError,
+    Unauthenticated,
+)
+from tutor_memory.ledger import CheckpointStatus, Ledger
+from tutor_memory.store.base import AppendOutcome, AppendStatus, PreparedEpisode
+
+log = logging.getLogger("tutor_memory.rpc")
+
+# Items of one IngestEpisodes stream embedded and committed together. Large enough to amortise a
+# transaction and an embedding batch, small enough that a crash loses at most one uncommitted
+# chunk (never acknowledged) and that the next chunk is embedded while this one is written.
+INGEST_CHUNK = 256
+# Items one IngestEpisodes call may carry; the reply lists every item, so a larger batch is sent
+# as several calls.
+MAX_BATCH_ITEMS = 100_000
+
+_STATUS: dict[type[TutorMemoryError], grpc.StatusCode] = {
+    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    NotFound: grpc.StatusCode.NOT_FOUND,
+    AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,
+    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+    ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    DeadlineExceeded: grpc.StatusCode.DEADLINE_EXCEEDED,
+    FailedPrecondition: grpc.StatusCode.FAILED_PRECONDITION,
+}
+
+_CHECKPOINT_STATUS = {
+    CheckpointStatus.HOLDS: pb.CHECKPOINT_STATUS_HOLDS,
+    CheckpointStatus.BAD_SIGNATURE: pb.CHECKPOINT_STATUS_BAD_SIGNATURE,
+    CheckpointStatus.REWRITTEN: pb.CHECKPOINT_STATUS_REWRITTEN,
+    CheckpointStatus.TRUNCATED: pb.CHECKPOINT_STATUS_TRUNCATED,
+}
+
+Req = TypeVar("Req")
+Rep = TypeVar("Rep")
+Handler = Callable[[Any, Req, grpc.aio.ServicerContext, Caller], Awaitable[Rep]]
+
+
+def rpc(fn: Handler[Req, Rep]) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Rep]]:
+    """Authenticates the caller, maps domain errors to status codes, logs one line per call."""
+
+    @functools.wraps(fn)
+    async def wrapper(self: MemoryServicer, request: Req, context: grpc.aio.ServicerContext) -> Rep:
+        started = time.perf_counter()
+        code = grpc.StatusCode.OK
+        caller: Caller | None = None
+        try:
+            caller = self.tokens.authenticate(context.invocation_metadata() or ())
+            return await fn(self, request, context, caller)
+        except TutorMemoryError as exc:
+            code = _STATUS[type(exc)]
+            await context.abort(code, str(exc))
+            raise  # unreachable: abort raises
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except grpc.aio.AbortError:
+            raise
+        except Exception:
+            code = grpc.StatusCode.INTERNAL
+            log.exception("internal error", extra={"rpc": fn.__name__})
+            await context.abort(code, "internal error; the server log has the details")
+            raise
+        finally:
+            log.info(
+                "rpc",
+                extra={
+                    "rpc": fn.__name__,
+                    "code": code.name,
+                    "tenant": caller.tenant if caller else None,
+                    "ms": round((time.perf_counter() - started) * 1000, 3),
+                },
+            )
+
+    return wrapper
+
+
+def _deadline(context: grpc.aio.ServicerContext) -> float | None:
+    remaining = context.time_remaining()
+    return None if remaining is None else asyncio.get_running_loop().time() + remaining
+
+
+def _item_result(index: int, outcome: AppendOutcome) -> pb.IngestItemResult:
+    if outcome.status is AppendStatus.CONFLICT:
+        return pb.IngestItemResult(
+            index=index,
+            client_key=outcome.episode.client_key,
+            status=pb.INGEST_STATUS_REJECTED,
+            reason=outcome.reason,
+        )
+    status = (
+        pb.INGEST_STATUS_INSERTED
+        if outcome.status is AppendStatus.INSERTED
+        else pb.INGEST_STATUS_DUPLICATE
+    )
+    return pb.IngestItemResult(
+        index=index,
+        client_key=outcome.episode.client_key,
+        status=status,
+        episode_id=outcome.episode.episode_id,
+    )
+
+
+class MemoryServicer(pb_grpc.MemoryServicer):
+    def __init__(self, ledger: Ledger, tokens: TokenBook) -> None:
+        self.ledger = ledger
+        self.tokens = tokens
+
+    @rpc
+    async def AppendEpisode(
+        self, request: pb.AppendEpisodeRequest, context: grpc.aio.ServicerContext, caller: Caller
+    ) -> pb.AppendEpisodeReply:
+        episode = convert.new_episode_from_proto(
+            request.episode, tenant=caller.tenant, now_us=now_us(), client_key_required=False
+        )
+        outcome = await self.ledger.append(episode, deadline=_deadline(context))
+        if outcome.status is AppendStatus.CONFLICT:
+            raise AlreadyExists(outcome.reason)
+        return pb.AppendEpisodeReply(
+            episode=convert.episode_to_proto(outcome.episode),
+            duplicate=outcome.status is AppendStatus.DUPLICATE,
+        )
+
+    @rpc
+    async def IngestEpisodes(
+        self,
+        request_iterator: AsyncIterator[pb.IngestEpisodesRequest],
+        context: grpc.aio.ServicerContext,
+        caller: Caller,
+    ) -> pb.IngestEpisodesReply:
+        results: list[pb.IngestItemResult] = []
+        chunk: list[tuple[int, NewEpisode]] = []
+        writing: asyncio.Task[None] | None = None
+        deadline = _deadline(context)
+        count = 0
+
+        async def write(indices: list[int], prepared: list[PreparedEpisode]) -> None:
+            outcomes = await self.ledger.write(prepared, deadline=deadline)
+            results.extend(_item_result(i, o) for i, o in zip(indices, outcomes, strict=True))
+
+        async def flush() -> asyncio.Task[None]:
+            # Embed this chunk while the previous one is still being written, then write it.
+            prepared = await self.ledger.embed([ep for _, ep in chunk])
+            if writing is not None:
+                await writing
+            return asyncio.create_task(write([i for i, _ in chunk], prepared))
+
+        try:
+            async for request in request_iterator:
+                if count >= MAX_BATCH_ITEMS:
+                    raise ResourceExhausted(
+                        f"more than {MAX_BATCH_ITEMS} items in one IngestEpisodes call; earlier "
+                        "chunks may be stored: resend the rest (or all, keys make it safe) "
+                        "in smaller calls"
+                    )
+                try:
+                    episode = convert.new_episode_from_proto(
+                        request.episode,
+                        tenant=caller.tenant,
+                        now_us=now_us(),
+                        client_key_required=True,
+                    )
+                except InvalidArgument as exc:
+                    results.append(
+                        pb.IngestItemResult(
+                            index=count,
+                            client_key=request.episode.client_key,
+                            status=pb.INGEST_STATUS_REJECTED,
+                            reason=str(exc),
+                        )
+                    )
+                else:
+                    chunk.append((count, episode))
+                count += 1
+                if len(chunk) >= INGEST_CHUNK:
+                    writing = await flush()
+                    chunk = []
+            if chunk:
+                writing = await flush()
+            if writing is not None:
+                await writing
+        finally:
+            if writing is not None and not writing.done():
+                writing.cancel()
+        return _ingest_reply(results)
+
+    @rpc
+    async def ListEpisodes(
+        self, request: pb.ListEpisodesRequest, context: grpc.aio.ServicerContext, caller: Caller
+    ) -> pb.ListEpisodesReply:
+        chain = convert.chain_of(caller.tenant, request.student_id, request.subject_id)
+        limit = convert.page_size(request.page_size)
+        after = convert.decode_page_token(request)
+        lo = (
+            convert.timestamp_to_us("occurred_from", request.occurred_from)
+            if request.HasField("occurred_from")
+            else None
+        )
+        hi = (
+            convert.timestamp_to_us("occurred_to", request.occurred_to)
+            if request.HasField("occurred_to")
+            else None
+        )
+        if lo is not None and hi is not None and hi <= lo:
+            raise InvalidArgument("occurred_to", "must be later than occurred_from")
+        # One row more than the page tells whether another page follows.
+        rows = await self.ledger.list_episodes(
+            chain, occurred_from_us=lo, occurred_to_us=hi, after=after, limit=limit + 1
+        )
+        page = rows[:limit]
+        token = convert.encode_page_token(request, page[-1]) if len(rows) > limit else ""
+        return pb.ListEpisodesReply(
+            episodes=[convert.episode_to_proto(ep) for ep in page], next_page_token=token
+        )
+
+    @rpc
+    async def VerifyChain(
+        self, request: pb.VerifyChainRequest, context: grpc.aio.ServicerContext, caller: Caller
+    ) -> pb.VerifyChainReply:
+        chain = convert.chain_of(caller.tenant, request.student_id, request.subject_id)
+        checkpoint = (
+            convert.checkpoint_from_proto(request.checkpoint, chain)
+            if request.HasField("checkpoint")
+            else None
+        )
+        report = await self.ledger.verify(chain, checkpoint)
+        v = report.verification
+        reply = pb.VerifyChainReply(ok=v.ok, length=v.length, head_hash=v.head_hash)
+        if v.first_break is not None:
+            reply.first_break.seq = v.first_break.seq
+            reply.first_break.episode_id = v.first_break.episode_id
+            reply.first_break.reason = v.first_break.reason
+        if report.checkpoint_status is not None:
+            reply.checkpoint_status = _CHECKPOINT_STATUS[report.checkpoint_status]
+        return reply
+
+    @rpc
+    async def Checkpoint(
+        self, request: pb.CheckpointRequest, context: grpc.aio.ServicerContext, caller: Caller
+    ) -> pb.CheckpointReply:
+        chain = convert.chain_of(caller.tenant, request.student_id, request.subject_id)
+        checkpoint = await self.ledger.checkpoint(chain)
+        return pb.CheckpointReply(checkpoint=convert.checkpoint_to_proto(checkpoint))
+
+
+def _ingest_reply(results: Sequence[pb.IngestItemResult]) -> pb.IngestEpisodesReply:
+    ordered = sorted(results, key=lambda r: r.index)
+    return pb.IngestEpisodesReply(
+        inserted=sum(r.status == pb.INGEST_STATUS_INSERTED for r in ordered),
+        duplicate=sum(r.status == pb.INGEST_STATUS_DUPLICATE for r in ordered),
+        rejected=sum(r.status == pb.INGEST_STATUS_REJECTED for r in ordered),
+        items=ordered,
+    )

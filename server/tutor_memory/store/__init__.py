@@ -1,0 +1,1 @@
+"""Storage of the ledger behind a narrow interface (base.py); SQLite is the embedded default."""

@@ -1,0 +1,106 @@
+"""The narrow interface every ledger store implements.
+
+The domain code (ledger.py) talks only to this protocol, so that a PostgreSQL store can follow for
+deployments that outgrow one machine; SQL of one engine stays inside that engine's module.
+
+Threading contract: `append` and `annotate` are called from one writer thread at a time; the read
+methods may be called from several reader threads at once.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from tutor_memory.episodes import ChainKey, NewEpisode, StoredEpisode
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedEpisode:
+    """A validated episode with its embedding, ready for one transaction."""
+
+    episode: NewEpisode
+    vector: npt.NDArray[np.float32]
+
+
+class AppendStatus(enum.Enum):
+    INSERTED = "inserted"
+    # The client key was stored before with the same content: nothing was written.
+    DUPLICATE = "duplicate"
+    # The client key was stored before with different content: nothing was written.
+    CONFLICT = "conflict"
+
+
+@dataclass(frozen=True, slots=True)
+class AppendOutcome:
+    status: AppendStatus
+    episode: StoredEpisode
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChainVectors:
+    chain: ChainKey
+    ids: npt.NDArray[np.int64]
+    vectors: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    annotation_id: int
+    episode_id: int
+    kind: str
+    body: str
+    created_at_us: int
+
+
+class LedgerStore(Protocol):
+    def append(
+        self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
+    ) -> list[AppendOutcome]:
+        """Writes every item in ONE transaction: each row, its chain link, its full-text entry and
+        its embedding, or nothing at all. Returns one outcome per item, in order."""
+        ...
+
+    def list_episodes(
+        self,
+        chain: ChainKey,
+        *,
+        occurred_from_us: int | None,
+        occurred_to_us: int | None,
+        after: tuple[int, int] | None,
+        limit: int,
+    ) -> list[StoredEpisode]:
+        """Episodes ordered by (occurred_at, seq), strictly after the `after` position."""
+        ...
+
+    def iter_chain(self, chain: ChainKey) -> Iterator[StoredEpisode]:
+        """Every episode of the chain in seq order, read from one consistent snapshot."""
+        ...
+
+    def chains(self) -> list[ChainKey]:
+        """Every chain that has at least one episode."""
+        ...
+
+    def iter_vectors(self, model_id: str) -> Iterator[ChainVectors]:
+        """Every stored embedding made by `model_id`, one chain at a time."""
+        ...
+
+    def count_vectors_of_other_models(self, model_id: str) -> int: ...
+
+    def annotate(
+        self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
+    ) -> int:
+        """Adds a fact about an episode of `chain`; NotFound when the chain has no such episode."""
+        ...
+
+    def annotations(
+        self, chain: ChainKey, episode_id: int, kind: str | None = None
+    ) -> list[Annotation]: ...
+
+    def close(self) -> None: ...

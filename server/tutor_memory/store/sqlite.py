@@ -1,0 +1,437 @@
+"""The embedded SQLite ledger store: every SQLite-specific statement of the project lives here.
+
+Durability: WAL journal with synchronous=FULL, so a committed transaction survives a power cut or
+a kill -9, and the service acknowledges a write only after its transaction committed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tutor_memory.chain import GENESIS_HASH, episode_hash
+from tutor_memory.episodes import (
+    ChainKey,
+    Check,
+    Evidence,
+    Kind,
+    NewEpisode,
+    Outcome,
+    Quiz,
+    StoredEpisode,
+)
+from tutor_memory.errors import NotFound
+from tutor_memory.store.base import (
+    Annotation,
+    AppendOutcome,
+    AppendStatus,
+    ChainVectors,
+    PreparedEpisode,
+)
+from tutor_memory.store.migrate import migrate
+
+# How long a connection waits for another's lock before failing; only the offline CLI tools ever
+# share the file with a running server.
+BUSY_TIMEOUT_MS = 10_000
+
+_EPISODE_COLUMNS = (
+    "e.episode_id, c.tenant, c.student, c.subject, e.seq, e.kind, e.summary, e.text, e.concepts, "
+    "e.salience, e.occurred_at, e.recorded_at, e.evidence, e.check_outcome, e.check_topic, "
+    "e.predicted_mastery, e.quiz_correct, e.quiz_total, e.client_key, e.prev_hash, e.hash"
+)
+_EPISODE_FROM = "episodes e JOIN chains c ON c.chain_id = e.chain_id"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def _fts_chain_token(chain_id: int) -> str:
+    return f"c{chain_id}"
+
+
+def _row_to_episode(row: Sequence[Any]) -> StoredEpisode:
+    (
+        episode_id, tenant, student, subject, seq, kind, summary, text, concepts, salience,
+        occurred_at, recorded_at, evidence, check_outcome, check_topic, predicted_mastery,
+        quiz_correct, quiz_total, client_key, prev_hash, hash_,
+    ) = row  # fmt: skip
+    kind_ = Kind(kind)
+    return StoredEpisode(
+        episode_id=episode_id,
+        chain=ChainKey(tenant, student, subject),
+        seq=seq,
+        kind=kind_,
+        summary=summary,
+        text=text,
+        concepts=tuple(json.loads(concepts)),
+        salience=salience,
+        occurred_at_us=occurred_at,
+        recorded_at_us=recorded_at,
+        evidence=tuple(Evidence(f, p, h) for f, p, h in json.loads(evidence)),
+        check=Check(Outcome(check_outcome), check_topic, predicted_mastery)
+        if check_outcome
+        else None,
+        quiz=Quiz(quiz_correct, quiz_total) if kind_ is Kind.QUIZ else None,
+        client_key=client_key,
+        prev_hash=prev_hash,
+        hash=hash_,
+    )
+
+
+class SqliteLedgerStore:
+    """One database file per server. Safe for one writer thread and many reader threads."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._writer = _connect(path)
+        migrate(self._writer)
+        self._write_lock = threading.Lock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        # Chains are never removed, so a chain id once seen stays valid.
+        self._chain_ids: dict[ChainKey, int] = {}
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def _reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = _connect(self.path)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+        with self._write_lock:
+            self._writer.close()
+
+    def _chain_id(self, conn: sqlite3.Connection, chain: ChainKey, *, create: bool) -> int | None:
+        cached = self._chain_ids.get(chain)
+        if cached is not None:
+            return cached
+        row = conn.execute(
+            "SELECT chain_id FROM chains WHERE tenant = ? AND student = ? AND subject = ?",
+            (chain.tenant, chain.student, chain.subject),
+        ).fetchone()
+        if row is None:
+            if not create:
+                return None
+            cur = conn.execute(
+                "INSERT INTO chains (tenant, student, subject) VALUES (?, ?, ?)",
+                (chain.tenant, chain.student, chain.subject),
+            )
+            chain_id = cur.lastrowid
+            assert chain_id is not None
+            # Cached only after COMMIT (see append): a rolled-back chain row must not be reused.
+            return chain_id
+        self._chain_ids[chain] = int(row[0])
+        return int(row[0])
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def append(
+        self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
+    ) -> list[AppendOutcome]:
+        with self._write_lock:
+            conn = self._writer
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                outcomes, new_chains = self._append_in_transaction(
+                    conn, items, model_id, recorded_at_us
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            self._chain_ids.update(new_chains)
+            return outcomes
+
+    def _append_in_transaction(
+        self,
+        conn: sqlite3.Connection,
+        items: Sequence[PreparedEpisode],
+        model_id: str,
+        recorded_at_us: int,
+    ) -> tuple[list[AppendOutcome], dict[ChainKey, int]]:
+        heads: dict[int, tuple[int, bytes]] = {}
+        new_chains: dict[ChainKey, int] = {}
+        outcomes: list[AppendOutcome] = []
+        for item in items:
+            ep = item.episode
+            chain_id = new_chains.get(ep.chain) or self._chain_id(conn, ep.chain, create=True)
+            assert chain_id is not None
+            if ep.chain not in self._chain_ids:
+                new_chains[ep.chain] = chain_id
+            if ep.client_key:
+                existing = self._by_client_key(conn, chain_id, ep.client_key)
+                if existing is not None:
+                    if ep.same_content(existing):
+                        outcomes.append(AppendOutcome(AppendStatus.DUPLICATE, existing))
+                    else:
+                        outcomes.append(
+                            AppendOutcome(
+                                AppendStatus.CONFLICT,
+                                existing,
+                                f"client_key: {ep.client_key!r} is already stored with different "
+                                f"content (episode {existing.episode_id})",
+                            )
+                        )
+                    continue
+            if chain_id not in heads:
+                row = conn.execute(
+                    "SELECT seq, hash FROM episodes WHERE chain_id = ? ORDER BY seq DESC LIMIT 1",
+                    (chain_id,),
+                ).fetchone()
+                heads[chain_id] = (0, GENESIS_HASH) if row is None else (row[0], row[1])
+            last_seq, prev_hash = heads[chain_id]
+            stored = self._insert(conn, chain_id, ep, last_seq + 1, prev_hash, recorded_at_us)
+            heads[chain_id] = (stored.seq, stored.hash)
+            vector = np.ascontiguousarray(item.vector, dtype=np.float32)
+            conn.execute(
+                "INSERT INTO episode_vectors (episode_id, chain_id, model, vector) "
+                "VALUES (?, ?, ?, ?)",
+                (stored.episode_id, chain_id, model_id, vector.tobytes()),
+            )
+            outcomes.append(AppendOutcome(AppendStatus.INSERTED, stored))
+        return outcomes, new_chains
+
+    def _insert(
+        self,
+        conn: sqlite3.Connection,
+        chain_id: int,
+        ep: NewEpisode,
+        seq: int,
+        prev_hash: bytes,
+        recorded_at_us: int,
+    ) -> StoredEpisode:
+        salience = ep.salience
+        digest = episode_hash(
+            ep.chain,
+            seq=seq,
+            prev_hash=prev_hash,
+            kind=ep.kind,
+            summary=ep.summary,
+            text=ep.text,
+            concepts=ep.concepts,
+            salience=salience,
+            occurred_at_us=ep.occurred_at_us,
+            recorded_at_us=recorded_at_us,
+            evidence=ep.evidence,
+            check=ep.check,
+            quiz=ep.quiz,
+            client_key=ep.client_key,
+        )
+        check, quiz = ep.check, ep.quiz
+        cur = conn.execute(
+            "INSERT INTO episodes (chain_id, seq, kind, summary, text, concepts, salience, "
+            "occurred_at, recorded_at, evidence, check_outcome, check_topic, predicted_mastery, "
+            "quiz_correct, quiz_total, client_key, prev_hash, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                chain_id,
+                seq,
+                ep.kind.value,
+                ep.summary,
+                ep.text,
+                json.dumps(list(ep.concepts), ensure_ascii=False),
+                salience,
+                ep.occurred_at_us,
+                recorded_at_us,
+                json.dumps(
+                    [[e.file_id, e.page, e.file_fingerprint] for e in ep.evidence],
+                    ensure_ascii=False,
+                ),
+                check.outcome.value if check else "",
+                check.topic if check else "",
+                check.predicted_mastery if check else None,
+                quiz.correct if quiz else 0,
+                quiz.total if quiz else 0,
+                ep.client_key,
+                prev_hash,
+                digest,
+            ),
+        )
+        episode_id = cur.lastrowid
+        assert episode_id is not None
+        conn.execute(
+            "INSERT INTO episode_fts (rowid, chain, summary, text) VALUES (?, ?, ?, ?)",
+            (episode_id, _fts_chain_token(chain_id), ep.summary, ep.text),
+        )
+        return StoredEpisode(
+            episode_id=episode_id,
+            chain=ep.chain,
+            seq=seq,
+            kind=ep.kind,
+            summary=ep.summary,
+            text=ep.text,
+            concepts=ep.concepts,
+            salience=salience,
+            occurred_at_us=ep.occurred_at_us,
+            recorded_at_us=recorded_at_us,
+            evidence=ep.evidence,
+            check=check,
+            quiz=quiz,
+            client_key=ep.client_key,
+            prev_hash=prev_hash,
+            hash=digest,
+        )
+
+    def _by_client_key(
+        self, conn: sqlite3.Connection, chain_id: int, client_key: str
+    ) -> StoredEpisode | None:
+        row = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
+            "WHERE e.chain_id = ? AND e.client_key = ?",
+            (chain_id, client_key),
+        ).fetchone()
+        return None if row is None else _row_to_episode(row)
+
+    def annotate(
+        self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
+    ) -> int:
+        with self._write_lock:
+            conn = self._writer
+            chain_id = self._chain_id(conn, chain, create=False)
+            found = (
+                chain_id is not None
+                and conn.execute(
+                    "SELECT 1 FROM episodes WHERE episode_id = ? AND chain_id = ?",
+                    (episode_id, chain_id),
+                ).fetchone()
+            )
+            if not found:
+                raise NotFound(f"episode {episode_id} is not in this student's chain")
+            cur = conn.execute(
+                "INSERT INTO annotations (episode_id, kind, body, created_at) VALUES (?, ?, ?, ?)",
+                (episode_id, kind, body, created_at_us),
+            )
+            assert cur.lastrowid is not None
+            return cur.lastrowid
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def list_episodes(
+        self,
+        chain: ChainKey,
+        *,
+        occurred_from_us: int | None,
+        occurred_to_us: int | None,
+        after: tuple[int, int] | None,
+        limit: int,
+    ) -> list[StoredEpisode]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return []
+        where = ["e.chain_id = ?"]
+        args: list[object] = [chain_id]
+        if occurred_from_us is not None:
+            where.append("e.occurred_at >= ?")
+            args.append(occurred_from_us)
+        if occurred_to_us is not None:
+            where.append("e.occurred_at < ?")
+            args.append(occurred_to_us)
+        if after is not None:
+            where.append("(e.occurred_at, e.seq) > (?, ?)")
+            args.extend(after)
+        args.append(limit)
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE {' AND '.join(where)} "
+            "ORDER BY e.occurred_at, e.seq LIMIT ?",
+            args,
+        ).fetchall()
+        return [_row_to_episode(r) for r in rows]
+
+    def iter_chain(self, chain: ChainKey) -> Iterator[StoredEpisode]:
+        # A dedicated connection holds one read transaction for the whole walk, so a chain being
+        # appended to meanwhile is seen as of one moment.
+        conn = _connect(self.path)
+        try:
+            conn.execute("BEGIN")
+            chain_id = self._chain_id(conn, chain, create=False)
+            if chain_id is None:
+                return
+            cur = conn.execute(
+                f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? "
+                "ORDER BY e.seq",
+                (chain_id,),
+            )
+            for row in cur:
+                yield _row_to_episode(row)
+        finally:
+            conn.close()
+
+    def chains(self) -> list[ChainKey]:
+        rows = (
+            self._reader()
+            .execute(
+                "SELECT tenant, student, subject FROM chains c "
+                "WHERE EXISTS (SELECT 1 FROM episodes e WHERE e.chain_id = c.chain_id) "
+                "ORDER BY tenant, student, subject"
+            )
+            .fetchall()
+        )
+        return [ChainKey(*r) for r in rows]
+
+    def iter_vectors(self, model_id: str) -> Iterator[ChainVectors]:
+        conn = self._reader()
+        chains = conn.execute("SELECT chain_id, tenant, student, subject FROM chains").fetchall()
+        for chain_id, tenant, student, subject in chains:
+            rows = conn.execute(
+                "SELECT episode_id, vector FROM episode_vectors WHERE chain_id = ? AND model = ? "
+                "ORDER BY episode_id",
+                (chain_id, model_id),
+            ).fetchall()
+            if not rows:
+                continue
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+            yield ChainVectors(
+                ChainKey(tenant, student, subject), ids, vectors.reshape(len(rows), -1).copy()
+            )
+
+    def count_vectors_of_other_models(self, model_id: str) -> int:
+        row = (
+            self._reader()
+            .execute("SELECT count(*) FROM episode_vectors WHERE model <> ?", (model_id,))
+            .fetchone()
+        )
+        return int(row[0])
+
+    def annotations(
+        self, chain: ChainKey, episode_id: int, kind: str | None = None
+    ) -> list[Annotation]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return []
+        sql = (
+            "SELECT a.annotation_id, a.episode_id, a.kind, a.body, a.created_at FROM annotations a "
+            "JOIN episodes e ON e.episode_id = a.episode_id "
+            "WHERE a.episode_id = ? AND e.chain_id = ?"
+        )
+        args: list[object] = [episode_id, chain_id]
+        if kind is not None:
+            sql += " AND a.kind = ?"
+            args.append(kind)
+        rows = conn.execute(sql + " ORDER BY a.annotation_id", args).fetchall()
+        return [Annotation(*r) for r in rows]
