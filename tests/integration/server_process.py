@@ -1,0 +1,76 @@
+"""Runs `tutor-memory serve` as a real child process, for crash, signal and start-up tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+# Seconds a child server may take to start (model load, index rebuild) before the test fails.
+START_TIMEOUT = 60.0
+
+
+class ServerProcess:
+    def __init__(self, data_dir: Path, tokens_file: Path | None, *extra: str) -> None:
+        args = [sys.executable, "-m", "tutor_memory", "serve", "--listen", "127.0.0.1:0"]
+        args += ["--data", str(data_dir), *extra]
+        if tokens_file is not None:
+            args += ["--tokens", str(tokens_file)]
+        self.proc = subprocess.Popen(
+            args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=os.environ
+        )
+        self.lines: list[str] = []
+        self.port: int | None = None
+        self._ready = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line)
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("msg") == "serving":
+                self.port = int(entry["port"])
+                self._ready.set()
+        self.proc.stderr.close()
+        self._ready.set()
+
+    def wait_ready(self) -> int:
+        if not self._ready.wait(START_TIMEOUT) or self.port is None:
+            self.kill()
+            raise RuntimeError("server did not start:\n" + "".join(self.lines))
+        return self.port
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, exactly like a crash."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+        self._reader.join(timeout=5)
+
+    def terminate(self, timeout: float = 30.0) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=timeout)
+        self._reader.join(timeout=5)
+        return code
+
+    def wait_exit(self, timeout: float = START_TIMEOUT) -> int:
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        code = self.proc.wait(timeout=1)
+        self._reader.join(timeout=5)
+        return code
