@@ -56,8 +56,8 @@ lint: $(INSTALLED)
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 
 bench: setup
-	$(PY) bench/bench_ingest.py
-	$(PY) bench/bench_embed.py
+	$(PY) -m bench.bench_ingest
+	$(PY) -m bench.bench_embed
 
 clean:
 	rm -rf $(VENV) target .pytest_cache .mypy_cache .ruff_cache

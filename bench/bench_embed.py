@@ -2,31 +2,22 @@
 
 Run from the repository root::
 
-    PYTHONPATH=server .venv/bin/python bench/bench_embed.py
+    .venv/bin/python -m bench.bench_embed
 
 Prints a table and writes ``bench/results/embed.json``.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import json
-import os
-import platform
 import statistics
-import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bench._meta import print_table, run_metadata, write_results
 from tutor_memory.embed import UseOnnxEmbedder
 from tutor_memory.model_fetch import default_model_dir, fetch_model
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-RESULTS_PATH = REPO_ROOT / "bench" / "results" / "embed.json"
 
 QUERY = "How do plants turn sunlight into the energy they need to grow?"  # 12 words
 QUERY_CALLS = 500
@@ -41,21 +32,6 @@ _TEMPLATES = [
     "Quiz score on {s} improved",
     "Asked a follow-up question about {s}",
 ]
-
-
-def git_revision() -> str:
-    """``git rev-parse HEAD``, or "uncommitted" when there is no commit (or no git)."""
-    try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return "uncommitted"
-    return proc.stdout.strip() or "uncommitted"
 
 
 def short_texts(n: int) -> list[str]:
@@ -96,12 +72,7 @@ def run() -> dict[str, Any]:
         "benchmark": "embed",
         "model_id": embedder.model_id,
         "model_path": str(model_path),
-        "git_rev": git_revision(),
-        "host": platform.node(),
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "timestamp": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        **run_metadata(),
         "intra_op_threads": 1,
         "load_s": round(load_s, 4),
         "query": {
@@ -122,10 +93,10 @@ def run() -> dict[str, Any]:
     }
 
 
-def print_table(result: dict[str, Any]) -> None:
+def table(result: dict[str, Any]) -> list[tuple[str, str]]:
     query = result["query"]
     batch = result["batch"]
-    rows = [
+    return [
         ("model", result["model_id"]),
         ("host / cpus", f"{result['host']} / {result['cpu_count']}"),
         ("git", result["git_rev"]),
@@ -137,17 +108,12 @@ def print_table(result: dict[str, Any]) -> None:
             f"{batch['texts_per_s']:.0f} texts/s ({batch['seconds']:.2f} s)",
         ),
     ]
-    width = max(len(name) for name, _ in rows)
-    for name, value in rows:
-        print(f"{name:<{width}}  {value}")
 
 
 def main() -> int:
     result = run()
-    print_table(result)
-    RESULTS_PATH.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS_PATH.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {RESULTS_PATH.relative_to(REPO_ROOT)}", file=sys.stderr)
+    print_table(table(result))
+    write_results("embed", result)
     return 0
 
 

@@ -63,6 +63,8 @@ MAX_CLIENT_KEY_CHARS = 200
 MAX_CLOCK_SKEW_US = 300 * 1_000_000
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# A one-line field may hold tabs (pasted text often does), never line breaks or other controls.
+_LINE_BREAKING = re.compile(r"[\x00-\x08\x0a-\x1f\x7f\u2028\u2029]")
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 
 
@@ -118,8 +120,15 @@ class NewEpisode:
         return salience_of(self.kind, self.check)
 
     def embedding_text(self) -> str:
-        """What is embedded for semantic recall: the summary, then the start of the full text."""
-        return f"{self.summary}\n{self.text[:EMBED_TEXT_CHARS]}" if self.text else self.summary
+        """What is embedded for semantic recall: the summary, then the start of the full text.
+
+        A summary that merely repeats the start of the text is not embedded twice: the cost of
+        embedding grows with length, and the repeat would only weigh those words double.
+        """
+        text = self.text[:EMBED_TEXT_CHARS]
+        if not text or text.startswith(self.summary):
+            return text or self.summary
+        return f"{self.summary}\n{text}"
 
     def same_content(self, other: StoredEpisode) -> bool:
         """Whether a retry carries what is already stored under its client key."""
@@ -195,7 +204,7 @@ def _check_line(field: str, value: str, limit: int, *, required: bool) -> str:
         raise InvalidArgument(field, "must not be empty")
     if len(value) > limit:
         raise InvalidArgument(field, f"longer than {limit} characters ({len(value)})")
-    if _CONTROL.search(value):
+    if _LINE_BREAKING.search(value):
         raise InvalidArgument(field, "must be one line without control characters")
     return value
 

@@ -7,6 +7,7 @@ import asyncio
 import functools
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -29,14 +30,14 @@ from tutor_memory.errors import (
     TutorMemoryError,
     Unauthenticated,
 )
-from tutor_memory.ledger import CheckpointStatus, Ledger
+from tutor_memory.ledger import EMBED_THREADS, CheckpointStatus, Ledger
 from tutor_memory.store.base import AppendOutcome, AppendStatus, PreparedEpisode
 
 log = logging.getLogger("tutor_memory.rpc")
 
 # Items of one IngestEpisodes stream embedded and committed together. Large enough to amortise a
-# transaction and an embedding batch, small enough that a crash loses at most one uncommitted
-# chunk (never acknowledged) and that the next chunk is embedded while this one is written.
+# transaction and an embedding batch, small enough to keep every core busy: one chunk per embed
+# thread is embedded while the chunk before them is written.
 INGEST_CHUNK = 256
 # Items one IngestEpisodes call may carry; the reply lists every item, so a larger batch is sent
 # as several calls.
@@ -159,6 +160,9 @@ class MemoryServicer(pb_grpc.MemoryServicer):
     ) -> pb.IngestEpisodesReply:
         results: list[pb.IngestItemResult] = []
         chunk: list[tuple[int, NewEpisode]] = []
+        # Chunks being embedded, oldest first, and the one chunk being written. Chunks are written
+        # in stream order, so a chain's episodes take their seq in the order they were sent.
+        embedding: deque[tuple[list[int], asyncio.Task[list[PreparedEpisode]]]] = deque()
         writing: asyncio.Task[None] | None = None
         deadline = _deadline(context)
         count = 0
@@ -167,48 +171,58 @@ class MemoryServicer(pb_grpc.MemoryServicer):
             outcomes = await self.ledger.write(prepared, deadline=deadline)
             results.extend(_item_result(i, o) for i, o in zip(indices, outcomes, strict=True))
 
-        async def flush() -> asyncio.Task[None]:
-            # Embed this chunk while the previous one is still being written, then write it.
-            prepared = await self.ledger.embed([ep for _, ep in chunk])
+        async def write_oldest() -> None:
+            nonlocal writing
+            indices, embedded = embedding.popleft()
+            prepared = await embedded
             if writing is not None:
                 await writing
-            return asyncio.create_task(write([i for i, _ in chunk], prepared))
+            writing = asyncio.create_task(write(indices, prepared))
+
+        def start_embedding() -> None:
+            indices, episodes = [i for i, _ in chunk], [e for _, e in chunk]
+            embedding.append((indices, asyncio.create_task(self.ledger.embed(episodes))))
 
         try:
             async for request in request_iterator:
-                if count >= MAX_BATCH_ITEMS:
-                    raise ResourceExhausted(
-                        f"more than {MAX_BATCH_ITEMS} items in one IngestEpisodes call; earlier "
-                        "chunks may be stored: resend the rest (or all, keys make it safe) "
-                        "in smaller calls"
-                    )
-                try:
-                    episode = convert.new_episode_from_proto(
-                        request.episode,
-                        tenant=caller.tenant,
-                        now_us=now_us(),
-                        client_key_required=True,
-                    )
-                except InvalidArgument as exc:
-                    results.append(
-                        pb.IngestItemResult(
-                            index=count,
-                            client_key=request.episode.client_key,
-                            status=pb.INGEST_STATUS_REJECTED,
-                            reason=str(exc),
+                for item in request.episodes:
+                    if count >= MAX_BATCH_ITEMS:
+                        raise ResourceExhausted(
+                            f"more than {MAX_BATCH_ITEMS} items in one IngestEpisodes call; "
+                            "earlier chunks may be stored: resend the rest (or all, keys make it "
+                            "safe) in smaller calls"
                         )
-                    )
-                else:
-                    chunk.append((count, episode))
-                count += 1
-                if len(chunk) >= INGEST_CHUNK:
-                    writing = await flush()
-                    chunk = []
+                    try:
+                        episode = convert.new_episode_from_proto(
+                            item, tenant=caller.tenant, now_us=now_us(), client_key_required=True
+                        )
+                    except InvalidArgument as exc:
+                        results.append(
+                            pb.IngestItemResult(
+                                index=count,
+                                client_key=item.client_key,
+                                status=pb.INGEST_STATUS_REJECTED,
+                                reason=str(exc),
+                            )
+                        )
+                    else:
+                        chunk.append((count, episode))
+                    count += 1
+                    if len(chunk) >= INGEST_CHUNK:
+                        start_embedding()
+                        chunk = []
+                        # Back-pressure: stop reading the stream while enough work is in flight.
+                        if len(embedding) >= EMBED_THREADS:
+                            await write_oldest()
             if chunk:
-                writing = await flush()
+                start_embedding()
+            while embedding:
+                await write_oldest()
             if writing is not None:
                 await writing
         finally:
+            for _, task in embedding:
+                task.cancel()
             if writing is not None and not writing.done():
                 writing.cancel()
         return _ingest_reply(results)

@@ -9,12 +9,13 @@ from pathlib import Path
 import grpc
 import pytest
 
-from tutor_memory._proto import memory_pb2 as pb
-from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.app import App, create_server
 from tutor_memory.auth import token_sha256
 from tutor_memory.config import ServerConfig
 from tutor_memory.embed import UseOnnxEmbedder
+from tutor_memory_client import ingest_messages
+from tutor_memory_client._proto import memory_pb2 as pb
+from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 TOKEN_A = "token-for-tenant-a"
 TOKEN_B = "token-for-tenant-b"
@@ -67,9 +68,12 @@ class Harness:
         )
         return reply
 
-    async def ingest(self, episodes: list[pb.NewEpisode], md: object = A) -> pb.IngestEpisodesReply:
+    async def ingest(
+        self, episodes: list[pb.NewEpisode], md: object = A, per_message: int = 7
+    ) -> pb.IngestEpisodesReply:
+        """Streams a batch; an odd group size makes messages straddle the server's chunks."""
         reply: pb.IngestEpisodesReply = await self.stub.IngestEpisodes(
-            iter([pb.IngestEpisodesRequest(episode=e) for e in episodes]), metadata=md
+            ingest_messages(episodes, per_message), metadata=md
         )
         return reply
 

@@ -9,7 +9,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tests.integration.conftest import A, Harness, question
-from tutor_memory._proto import memory_pb2 as pb
+from tutor_memory_client._proto import memory_pb2 as pb
 
 
 def tamper(harness: Harness, sql: str, *args: object) -> None:

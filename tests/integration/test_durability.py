@@ -19,11 +19,12 @@ from tests.integration.conftest import (
     write_tokens_file,
 )
 from tests.integration.server_process import ServerProcess
-from tutor_memory._proto import memory_pb2 as pb
-from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.config import DATABASE_FILE_NAME, ServerConfig
 from tutor_memory.embed import UseOnnxEmbedder
 from tutor_memory.episodes import ChainKey
+from tutor_memory_client import ingest_messages
+from tutor_memory_client._proto import memory_pb2 as pb
+from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 
 async def test_restart_keeps_episodes_and_rebuilds_the_vector_index(
@@ -78,7 +79,7 @@ def _batch(call: int) -> list[pb.NewEpisode]:
 
 def _ingest(stub: pb_grpc.MemoryStub, batch: list[pb.NewEpisode]) -> pb.IngestEpisodesReply:
     reply: pb.IngestEpisodesReply = stub.IngestEpisodes(
-        (pb.IngestEpisodesRequest(episode=e) for e in batch),
+        ingest_messages(batch),
         metadata=(("authorization", f"Bearer {TOKEN_A}"),),
         timeout=120,
     )

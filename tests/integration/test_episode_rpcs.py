@@ -6,10 +6,10 @@ import grpc
 import pytest
 
 from tests.integration.conftest import A, Harness, question
-from tutor_memory._proto import memory_pb2 as pb
 from tutor_memory.chain import GENESIS_HASH
 from tutor_memory.episodes import SALIENCE_CHECK_WRONG, SALIENCE_QUESTION, SALIENCE_TAUGHT
 from tutor_memory.service import INGEST_CHUNK
+from tutor_memory_client._proto import memory_pb2 as pb
 
 FINGERPRINT = "ab" * 32
 DAY = 86_400
@@ -112,6 +112,14 @@ async def test_batch_ingest_counts_and_retry_never_duplicates(harness: Harness) 
     stored = await harness.list_all()
     assert len(stored) == n - 3
     assert [e.seq for e in sorted(stored, key=lambda e: e.seq)] == list(range(1, n - 2))
+
+
+async def test_batch_sent_one_item_per_message_is_the_same_batch(harness: Harness) -> None:
+    batch = [question(f"q{i}", key=f"k{i}") for i in range(INGEST_CHUNK + 3)]
+    reply = await harness.ingest(batch, per_message=1)
+    assert reply.inserted == len(batch)
+    assert [r.index for r in reply.items] == list(range(len(batch)))
+    assert [e.summary for e in await harness.list_all()] == [e.summary for e in batch]
 
 
 async def test_batch_with_repeated_key_inside_it_stores_one(harness: Harness) -> None:

@@ -7,7 +7,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.integration.conftest import A, B, Harness, auth, question
-from tutor_memory._proto import memory_pb2 as pb
+from tutor_memory_client._proto import memory_pb2 as pb
 
 
 async def test_tenants_with_the_same_ids_see_only_their_own(harness: Harness) -> None:

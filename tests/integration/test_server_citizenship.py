@@ -17,12 +17,13 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from tests.integration.conftest import A, Harness, question, start_harness, stop_harness
 from tests.integration.server_process import ServerProcess
-from tutor_memory._proto import memory_pb2 as pb
-from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.app import ConfigError, create_server
 from tutor_memory.config import ServerConfig
 from tutor_memory.embed import UseOnnxEmbedder
 from tutor_memory.model_fetch import MODEL_FILE_NAME
+from tutor_memory_client import ingest_messages
+from tutor_memory_client._proto import memory_pb2 as pb
+from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 
 async def test_reflection_lists_the_memory_service(harness: Harness) -> None:
@@ -42,9 +43,7 @@ async def test_expired_deadline_is_deadline_exceeded_and_server_keeps_serving(
 ) -> None:
     batch = [question(f"q{i}", key=f"k{i}") for i in range(2000)]
     with pytest.raises(grpc.aio.AioRpcError) as err:
-        await harness.stub.IngestEpisodes(
-            iter([pb.IngestEpisodesRequest(episode=e) for e in batch]), metadata=A, timeout=0.05
-        )
+        await harness.stub.IngestEpisodes(ingest_messages(batch), metadata=A, timeout=0.05)
     assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     assert (await harness.append(question("still here"))).episode.summary == "still here"
 

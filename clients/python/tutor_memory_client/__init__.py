@@ -1,6 +1,6 @@
 """Python client for the Tutor Memory gRPC service: the generated stubs and a small wrapper."""
 
 from tutor_memory_client._proto import memory_pb2 as pb
-from tutor_memory_client.client import MemoryClient
+from tutor_memory_client.client import ITEMS_PER_MESSAGE, MemoryClient, ingest_messages
 
-__all__ = ["MemoryClient", "pb"]
+__all__ = ["ITEMS_PER_MESSAGE", "MemoryClient", "ingest_messages", "pb"]

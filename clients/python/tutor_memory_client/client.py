@@ -22,7 +22,26 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_ATTEMPTS = 4
 FIRST_BACKOFF_SECONDS = 0.2
 
+# Items per IngestEpisodes stream message: the server reads each message separately, so many
+# items per message cost far less than one each, while 100 items of the largest allowed text
+# (64 KiB) still stay well under the server's 16 MiB message limit.
+ITEMS_PER_MESSAGE = 100
+
 T = TypeVar("T")
+
+
+def ingest_messages(
+    episodes: Iterable[pb.NewEpisode], per_message: int = ITEMS_PER_MESSAGE
+) -> Iterator[pb.IngestEpisodesRequest]:
+    """Groups a batch into stream messages of `per_message` items."""
+    group: list[pb.NewEpisode] = []
+    for episode in episodes:
+        group.append(episode)
+        if len(group) == per_message:
+            yield pb.IngestEpisodesRequest(episodes=group)
+            group = []
+    if group:
+        yield pb.IngestEpisodesRequest(episodes=group)
 
 
 class MemoryClient:
@@ -88,7 +107,7 @@ class MemoryClient:
         batch = list(episodes)
         reply: pb.IngestEpisodesReply = self._call(
             lambda: self.stub.IngestEpisodes(
-                (pb.IngestEpisodesRequest(episode=e) for e in batch),
+                ingest_messages(batch),
                 timeout=timeout or self._timeout,
                 metadata=self._metadata,
             ),

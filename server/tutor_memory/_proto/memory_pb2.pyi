@@ -171,10 +171,10 @@ class AppendEpisodeReply(_message.Message):
     def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ..., duplicate: _Optional[bool] = ...) -> None: ...
 
 class IngestEpisodesRequest(_message.Message):
-    __slots__ = ("episode",)
-    EPISODE_FIELD_NUMBER: _ClassVar[int]
-    episode: NewEpisode
-    def __init__(self, episode: _Optional[_Union[NewEpisode, _Mapping]] = ...) -> None: ...
+    __slots__ = ("episodes",)
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    episodes: _containers.RepeatedCompositeFieldContainer[NewEpisode]
+    def __init__(self, episodes: _Optional[_Iterable[_Union[NewEpisode, _Mapping]]] = ...) -> None: ...
 
 class IngestItemResult(_message.Message):
     __slots__ = ("index", "client_key", "status", "episode_id", "reason")

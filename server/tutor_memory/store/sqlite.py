@@ -300,7 +300,8 @@ class SqliteLedgerStore:
     ) -> StoredEpisode | None:
         row = conn.execute(
             f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
-            "WHERE e.chain_id = ? AND e.client_key = ?",
+            # The `<> ''` term lets the planner use the partial unique index on client keys.
+            "WHERE e.chain_id = ? AND e.client_key = ? AND e.client_key <> ''",
             (chain_id, client_key),
         ).fetchone()
         return None if row is None else _row_to_episode(row)
