@@ -6,6 +6,8 @@ same value and raises the same exception type; ``tests/parity`` holds them to th
 
 from collections.abc import Sequence
 
+__all__ = ["episode_hash"]
+
 def episode_hash(
     prev_hash: bytes,
     tenant: str,
