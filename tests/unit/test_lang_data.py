@@ -1,0 +1,198 @@
+"""The language files load, are complete and consistent, and normalisation folds what it should."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from tutor_memory import lang
+from tutor_memory.lang import LANGUAGES, RELATIVE_KEYS, LanguageData
+from tutor_memory.recall.text import compile_phrase, normalise, stop_words, words
+
+MIN_STOP_WORDS, MAX_STOP_WORDS = 100, 250
+
+
+def _key(text: str) -> str:
+    return " ".join(words(text))
+
+
+def _phrase_fields(data: LanguageData) -> dict[str, tuple[str, ...]]:
+    fields = {
+        "month_prepositions": data.month_prepositions,
+        "year_links": data.year_links,
+        "record_triggers": data.record_triggers,
+        "narration_markers": data.narration_markers,
+        "time_false_friends": data.time_false_friends,
+    }
+    fields.update({f"relative.{k}": v for k, v in data.relative.items()})
+    fields.update({f"month {i + 1}": names for i, names in enumerate(data.months)})
+    return fields
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_language_file_loads_with_twelve_named_months(code: str) -> None:
+    data = lang.load(code)
+    assert data.code == code
+    assert len(data.months) == 12
+    assert all(names for names in data.months)
+    assert set(data.relative) == set(RELATIVE_KEYS)
+    assert all(data.relative[k] for k in RELATIVE_KEYS)
+    assert data.record_triggers
+    assert data.narration_markers
+    assert data.month_prepositions
+
+
+def test_load_is_cached_and_all_languages_keeps_the_declared_order() -> None:
+    assert lang.load("it") is lang.load("it")
+    assert tuple(d.code for d in lang.all_languages()) == LANGUAGES
+
+
+def test_unknown_language_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="'xx'"):
+        lang.load("xx")
+
+
+def test_malformed_language_data_is_refused_with_the_file_and_field() -> None:
+    with pytest.raises(ValueError, match=r"en\.json: 'months'"):
+        lang._parse("en", {"code": "en", "name": "English", "months": [["january"]]})
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_no_month_name_is_listed_twice_or_under_two_months(code: str) -> None:
+    seen: dict[str, int] = {}
+    for number, names in enumerate(lang.load(code).months, start=1):
+        for name in names:
+            key = _key(name)
+            assert key not in seen, f"{code}: {name!r} also listed under month {seen[key]}"
+            seen[key] = number
+
+
+def test_a_month_name_means_the_same_month_in_every_language() -> None:
+    meaning: dict[str, set[int]] = defaultdict(set)
+    for data in lang.all_languages():
+        for number, names in enumerate(data.months, start=1):
+            for name in names:
+                meaning[_key(name)].add(number)
+    assert {name: months for name, months in meaning.items() if len(months) > 1} == {}
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_ambiguous_months_are_month_names_of_the_same_language(code: str) -> None:
+    data = lang.load(code)
+    names = {_key(n) for ns in data.months for n in ns}
+    assert {_key(a) for a in data.ambiguous_months} <= names
+
+
+def test_a_relative_phrase_names_one_period_in_every_language() -> None:
+    meaning: dict[str, set[str]] = defaultdict(set)
+    for data in lang.all_languages():
+        keys = [(_key(p), k) for k, phrases in data.relative.items() for p in phrases]
+        assert len({p for p, _ in keys}) == len(keys), f"{data.code}: a relative phrase repeats"
+        for phrase, key in keys:
+            meaning[phrase].add(key)
+    assert {p: k for p, k in meaning.items() if len(k) > 1} == {}
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_phrase_compiles_and_none_repeats_within_its_field(code: str) -> None:
+    for field, phrases in _phrase_fields(lang.load(code)).items():
+        compiled = [compile_phrase(p).items for p in phrases]
+        assert len(set(compiled)) == len(compiled), f"{code}: a phrase repeats in {field}"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_month_names_prepositions_and_year_links_are_plain_words(code: str) -> None:
+    data = lang.load(code)
+    plain = data.month_prepositions + data.year_links + tuple(n for ns in data.months for n in ns)
+    assert [p for p in plain if not all(isinstance(i, str) for i in compile_phrase(p).items)] == []
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_month_names_are_not_also_month_prepositions(code: str) -> None:
+    data = lang.load(code)
+    names = {_key(n) for ns in data.months for n in ns}
+    assert names.isdisjoint(_key(p) for p in data.month_prepositions)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_vetoes_and_clitics_are_single_words(code: str) -> None:
+    data = lang.load(code)
+    for word in (
+        data.trigger_vetoes
+        + data.marker_vetoes
+        + data.attached_conjunctions
+        + data.attached_prepositions
+        + data.year_suffixes
+    ):
+        assert len(words(word)) == 1, f"{code}: {word!r}"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_stop_words_are_normalised_single_words_without_duplicates(code: str) -> None:
+    stops = lang.load(code).stop_words
+    assert MIN_STOP_WORDS <= len(stops) <= MAX_STOP_WORDS
+    assert len(set(stops)) == len(stops)
+    assert [w for w in stops if words(w) != [w] or normalise(w) != w] == []
+
+
+def test_stop_words_are_the_union_of_every_language() -> None:
+    union = stop_words()
+    assert {"the", "mai", "que", "nicht", "في", "الي"} <= union
+    assert union == {w for d in lang.all_languages() for w in d.stop_words}
+
+
+def test_arabic_lists_levantine_and_egyptian_gulf_month_names() -> None:
+    months = lang.load("ar").months
+    assert {"كانون الثاني", "يناير"} <= set(months[0])
+    assert {"كانون الأول", "ديسمبر"} <= set(months[11])
+    assert {"تموز", "يوليو"} <= set(months[6])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("  Perché   ÈCOSÌ\n", "perche ecosi"),
+        ("Straße", "strasse"),
+        ("cœur", "coeur"),
+        ("março", "marco"),
+        ("qu\u2019est-ce l\u02bcacqua", "qu'est-ce l'acqua"),  # typographic apostrophes
+        ("أَخْطَأْتُ", "اخطات"),
+        ("إلى", "الي"),
+        ("آذار", "اذار"),
+        ("مدرســـة", "مدرسه"),
+        ("٢٠٢٥", "2025"),
+        ("ﻷ", "لا"),
+    ],
+)
+def test_normalise_folds_case_accents_arabic_variants_and_spacing(text: str, expected: str) -> None:
+    assert normalise(text) == expected
+
+
+def test_words_split_elisions_and_drop_punctuation() -> None:
+    assert words("L'acqua, dell'atomo? Qu\u2019avons-nous vu?") == [
+        "l",
+        "acqua",
+        "dell",
+        "atomo",
+        "qu",
+        "avons",
+        "nous",
+        "vu",
+    ]
+    assert words("¿En qué me equivoqué?") == ["en", "que", "me", "equivoque"]
+    assert words("ماذا أخطأتُ؟") == ["ماذا", "اخطات"]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_normalise_is_idempotent_on_the_language_data(code: str) -> None:
+    for phrases in _phrase_fields(lang.load(code)).values():
+        for phrase in phrases:
+            once = normalise(phrase)
+            assert normalise(once) == once
+
+
+@pytest.mark.parametrize("bad", ["", "*", "* studied", "we *", "we * ** did"])
+def test_malformed_phrases_are_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match="phrase"):
+        compile_phrase(bad)

@@ -1,0 +1,92 @@
+"""R2.6 a tutor's narration of a period ("In July we covered …") is recognised at write time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tutor_memory.recall.narration import is_narration
+
+ROME = "Europe/Rome"
+NOW = (datetime(2026, 11, 25, 14, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(
+    microseconds=1
+)
+
+NARRATIONS = {
+    "en": [
+        "In July we covered photosynthesis and osmosis.",
+        "Last week we worked on fractions, and you got the second example right.",
+        "Osmosis is the diffusion of water. Yesterday we went over it twice.",
+        "This month we've already reviewed the cell membrane.",
+    ],
+    "it": [
+        "A luglio abbiamo visto la fotosintesi.",
+        "La settimana scorsa abbiamo lavorato sulle frazioni.",
+    ],
+    "es": ["En julio estudiamos la célula.", "La semana pasada vimos las fracciones."],
+    "fr": ["En juillet nous avons vu l'osmose.", "Hier, on a révisé les fractions."],
+    "de": [
+        "Im Juli haben wir Photosynthese und Osmose behandelt.",
+        "Letzte Woche haben wir an Brüchen gearbeitet.",
+    ],
+    "pt": ["Em julho estudamos a fotossíntese.", "Na semana passada revisamos as frações."],
+    "ar": ["في يوليو درسنا التمثيل الضوئي.", "الأسبوع الماضي راجعنا الكسور", "وأمس ودرسنا الخلية"],
+}
+
+NOT_NARRATIONS = {
+    "en": [
+        "The French Revolution began in July 1789.",
+        "As we saw, osmosis needs a semi-permeable membrane.",
+        "In July, plants in the northern hemisphere grow fastest.",
+        "Today we will study osmosis.",
+        "We covered fractions. Photosynthesis peaks in July.",
+        "May I explain osmosis with an example?",
+    ],
+    "it": [
+        "La Rivoluzione francese iniziò nel luglio 1789.",
+        "Come abbiamo visto, l'acqua si muove.",
+    ],
+    "es": ["La Revolución Francesa comenzó en julio de 1789.", "Hoy en día estudiamos genética."],
+    "fr": ["La Révolution française a commencé en juillet 1789.", "Nous avons vu que l'eau monte."],
+    "de": [
+        "Die Französische Revolution begann im Juli 1789.",
+        "Wir haben gesehen, dass Wasser fließt.",
+    ],
+    "pt": ["A Revolução Francesa começou em julho de 1789.", "Estudamos a osmose porque é útil."],
+    "ar": ["بدأت الثورة الفرنسية في يوليو 1789", "في درسنا اليوم سنتعلم التمثيل الضوئي"],
+}
+
+
+def _cases(table: dict[str, list[str]]) -> list[tuple[str, str]]:
+    return [(code, text) for code, texts in table.items() for text in texts]
+
+
+@pytest.mark.parametrize(("code", "text"), _cases(NARRATIONS))
+def test_a_recap_verb_with_a_period_is_a_narration(code: str, text: str) -> None:
+    assert is_narration(text, NOW, ROME), (code, text)
+
+
+@pytest.mark.parametrize(("code", "text"), _cases(NOT_NARRATIONS))
+def test_explanations_that_mention_a_date_or_a_recap_alone_are_not_narrations(
+    code: str, text: str
+) -> None:
+    assert not is_narration(text, NOW, ROME), (code, text)
+
+
+def test_marker_and_period_must_share_a_sentence() -> None:
+    assert not is_narration("Yesterday was rainy. We covered fractions.", NOW, ROME)
+    assert is_narration("Yesterday, after the quiz, we covered fractions.", NOW, ROME)
+    assert not is_narration("Yesterday was rainy;\nwe covered fractions", NOW, ROME)
+    assert is_narration("It costs 3.5 euros. In July we covered prices 2.5 times", NOW, ROME)
+
+
+def test_a_narration_of_a_period_outside_the_record_is_not_flagged() -> None:
+    assert not is_narration("In July 1789 we saw the Bastille fall.", NOW, ROME)
+
+
+def test_an_invalid_time_zone_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="time zone"):
+        is_narration("In July we covered osmosis.", NOW, "Nowhere/Special")
+    with pytest.raises(ValueError, match="time zone"):
+        is_narration("", NOW, "Nowhere/Special")

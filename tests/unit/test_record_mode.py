@@ -1,0 +1,121 @@
+"""R6.3 record mode: questions about the student's own record, in all seven languages."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutor_memory.recall.record_mode import is_record_question
+
+RECORD_QUESTIONS = {
+    "en": [
+        "What did I get wrong so far?",
+        "what have we studied",
+        "What did we cover in July?",
+        "What did we do last week?",
+        "Can you list my mistakes?",
+        "What have I learned this month?",
+        "Which questions did I get wrong on osmosis?",
+        "WHAT HAVE WE ALREADY COVERED",
+    ],
+    "it": [
+        "Cosa ho sbagliato?",
+        "Che cosa ho sbagliato finora?",
+        "Cosa abbiamo studiato a luglio?",
+        "cosa abbiamo gia fatto",
+        "Quali sono i miei errori?",
+        "Dove ho sbagliato?",
+    ],
+    "es": [
+        "¿Qué he estudiado?",
+        "¿En qué me equivoqué?",
+        "en que me equivoque",
+        "¿Qué hemos visto hasta ahora?",
+        "¿Qué estudiamos la semana pasada?",
+        "Muéstrame mis errores",
+    ],
+    "fr": [
+        "Qu'est-ce que j'ai raté ?",
+        "Qu\u2019avons-nous étudié ?",
+        "Qu'est-ce qu'on a vu en mars ?",
+        "Où me suis-je trompé ?",
+        "Montre-moi mes erreurs",
+        "De quoi avons-nous parlé hier ?",
+    ],
+    "de": [
+        "Was habe ich falsch gemacht?",
+        "Was haben wir gelernt?",
+        "Was haben wir in der letzten Woche gemacht?",
+        "Was haben wir im Juli behandelt?",
+        "Zeig mir meine Fehler",
+        "Welche Fehler habe ich gemacht?",
+    ],
+    "pt": [
+        "O que eu errei?",
+        "O que estudamos?",
+        "O que nós já estudamos?",
+        "Onde eu errei?",
+        "Quais foram os meus erros?",
+        "O que vimos em julho?",
+    ],
+    "ar": [
+        "ماذا أخطأت؟",
+        "ماذا اخطات",
+        "ماذا درسنا؟",
+        "وماذا درسنا الأسبوع الماضي؟",
+        "بماذا أخطأت؟",
+        "ما هي أخطائي؟",
+        "ماذا تعلمنا في يوليو؟",
+    ],
+}
+
+SUBJECT_QUESTIONS = {
+    "en": [
+        "What is osmosis?",
+        "Explain the French Revolution",
+        "Why did the Romans win?",
+        "What mistakes do students usually make with fractions?",
+        "What did Newton discover?",
+    ],
+    "it": ["Che cos'è l'osmosi?", "Spiegami la rivoluzione francese", "Perché i Romani vinsero?"],
+    "es": [
+        "¿Qué es la fotosíntesis?",
+        "¿Por qué estudiamos la historia?",
+        "¿Para qué hicimos esto?",
+    ],
+    "fr": [
+        "Qu'est-ce que la mitose ?",
+        "Explique la Révolution française",
+        "Pourquoi Rome a gagné ?",
+    ],
+    "de": ["Was ist Osmose?", "Warum haben die Römer gewonnen?", "Erkläre die Zellatmung"],
+    "pt": ["O que é osmose?", "Por que estudamos história?", "Explique a fotossíntese"],
+    "ar": ["ما هو التمثيل الضوئي؟", "اشرح الثورة الفرنسية", "لماذا انتصر الرومان؟"],
+}
+
+
+def _cases(table: dict[str, list[str]]) -> list[tuple[str, str]]:
+    return [(code, text) for code, texts in table.items() for text in texts]
+
+
+@pytest.mark.parametrize(("code", "query"), _cases(RECORD_QUESTIONS))
+def test_questions_about_the_students_own_record_trigger_record_mode(code: str, query: str) -> None:
+    assert is_record_question(query), (code, query)
+
+
+@pytest.mark.parametrize(("code", "query"), _cases(SUBJECT_QUESTIONS))
+def test_ordinary_subject_questions_do_not_trigger_record_mode(code: str, query: str) -> None:
+    assert not is_record_question(query), (code, query)
+
+
+def test_case_accents_punctuation_and_arabic_variants_do_not_matter() -> None:
+    for variants in (
+        ["¿En qué me equivoqué?", "EN QUE ME EQUIVOQUE", "en   que... me equivoque"],
+        ["Qu\u2019avons-nous étudié ?", "qu'avons nous etudie"],
+        ["ماذا أخطأتُ؟", "ماذا اخطات", "ماذا إخطأت"],
+    ):
+        assert all(is_record_question(v) for v in variants), variants
+
+
+def test_an_empty_query_is_not_a_record_question() -> None:
+    assert not is_record_question("")
+    assert not is_record_question("?!")
