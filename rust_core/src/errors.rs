@@ -1,6 +1,7 @@
-//! Bad-input errors of the canonical encoding.
+//! Bad-input errors of the canonical encoding (`ChainError`) and of recall's ranking
+//! (`RankError`).
 //!
-//! Kept free of pyo3 so the encoding can be used and tested as plain Rust; `py.rs` turns every
+//! Kept free of pyo3 so the logic can be used and tested as plain Rust; `py.rs` turns every
 //! variant into a Python `ValueError`, which the server reports as `INVALID_ARGUMENT`.
 
 use std::fmt;
@@ -62,3 +63,54 @@ impl fmt::Display for ChainError {
 }
 
 impl std::error::Error for ChainError {}
+
+/// Bad-input errors of recall's ranking (`rank::rank_and_pack`).
+///
+/// Messages name the argument as the Python signature spells it and never print a float: Rust
+/// and Python format floats differently, and the message must be identical on both sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RankError {
+    /// An array has another length than the array it runs parallel to.
+    LengthMismatch {
+        name: &'static str,
+        len: usize,
+        like: &'static str,
+        expected: usize,
+    },
+    /// `chain_ids` repeats or goes back at `index`.
+    NotAscending { index: usize, prev: i64, id: i64 },
+    /// A value of a `[0, 1]` array (salience, relevance) is outside `[0, 1]` or NaN.
+    OutsideUnitRange { name: &'static str, index: usize },
+    /// A scoring weight is NaN or infinite.
+    NotFinite { name: &'static str },
+    /// The recency half-life is not a finite number of days above zero.
+    HalfLife,
+}
+
+impl fmt::Display for RankError {
+    // The wording is mirrored byte for byte in `_reference.py` and `recall/rank_numpy.py`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::LengthMismatch {
+                name,
+                len,
+                like,
+                expected,
+            } => write!(
+                f,
+                "{name} has {len} items, expected {expected} (one per item of {like})"
+            ),
+            Self::NotAscending { index, prev, id } => write!(
+                f,
+                "chain_ids must be strictly ascending, but chain_ids[{index}] = {id} follows {prev}"
+            ),
+            Self::OutsideUnitRange { name, index } => {
+                write!(f, "{name} must be in [0, 1], but {name}[{index}] is not")
+            }
+            Self::NotFinite { name } => write!(f, "{name} must be finite"),
+            Self::HalfLife => write!(f, "recency_half_life_days must be finite and > 0"),
+        }
+    }
+}
+
+impl std::error::Error for RankError {}

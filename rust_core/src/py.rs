@@ -1,15 +1,25 @@
-//! Thin Python wrappers: extract and own the arguments, then encode and hash with the GIL
-//! released. All logic lives in `chain`; bad values surface as `ValueError`.
+//! Thin Python wrappers: extract and own (or borrow) the arguments, then do the work with the
+//! GIL released. All logic lives in `chain` and `rank`; bad values surface as `ValueError`.
 
+use std::borrow::Cow;
+
+use numpy::{Element, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::chain::{self, EpisodeRecord, Evidence};
-use crate::errors::ChainError;
+use crate::errors::{ChainError, RankError};
+use crate::rank::{self, Candidates, Chain, Request, Weights};
 
 impl From<ChainError> for PyErr {
     fn from(err: ChainError) -> Self {
+        PyValueError::new_err(err.to_string())
+    }
+}
+
+impl From<RankError> for PyErr {
+    fn from(err: RankError) -> Self {
         PyValueError::new_err(err.to_string())
     }
 }
@@ -106,4 +116,118 @@ pub fn episode_hash<'py>(
         .hash()
     })?;
     Ok(PyBytes::new(py, &digest))
+}
+
+/// The elements of a borrowed 1-d array: the array's own memory when it is contiguous (no copy),
+/// else an owned copy in logical order (a strided or reversed view).
+///
+/// The borrow stays registered with numpy's borrow checker for as long as `array` lives, which
+/// rust-numpy documents as valid across `py.detach`.
+fn elements<'a, T: Element + Copy>(array: &'a PyReadonlyArray1<'_, T>) -> Cow<'a, [T]> {
+    match array.as_slice() {
+        Ok(slice) => Cow::Borrowed(slice),
+        Err(_) => Cow::Owned(array.as_array().iter().copied().collect()),
+    }
+}
+
+/// Arrays of positions, counts and scores, and the tokens used: see `rank::Packed`.
+type PackedArrays<'py> = (
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<f32>>,
+    u64,
+);
+
+/// Rank one turn's candidates and pack the best into the token budget.
+///
+/// The arrays are borrowed, not copied, and the work runs with the GIL released; see
+/// `tutor_memory/_core.pyi` for the semantics and `rank` for the implementation.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // mirrors the Python signature; `Request` names them
+#[allow(clippy::needless_pass_by_value)] // pyo3 hands over owned extractions
+pub fn rank_and_pack<'py>(
+    py: Python<'py>,
+    chain_ids: PyReadonlyArray1<'py, i64>,
+    occurred_at_us: PyReadonlyArray1<'py, i64>,
+    salience: PyReadonlyArray1<'py, f32>,
+    dup_key: PyReadonlyArray1<'py, u64>,
+    tokens: PyReadonlyArray1<'py, u32>,
+    flagged: PyReadonlyArray1<'py, u8>,
+    cand_ids: PyReadonlyArray1<'py, i64>,
+    cand_relevance: PyReadonlyArray1<'py, f32>,
+    cand_matched: PyReadonlyArray1<'py, u8>,
+    now_us: WideInt,
+    has_query: bool,
+    window_start_us: Option<WideInt>,
+    window_end_us: Option<WideInt>,
+    exclude_flagged: bool,
+    budget_tokens: WideInt,
+    max_items: WideInt,
+    w_relevance: f64,
+    w_salience: f64,
+    w_recency: f64,
+    recency_half_life_days: f64,
+) -> PyResult<PackedArrays<'py>> {
+    // Integer ranges first, in parameter order, as `_reference.py` does; the rest is checked
+    // by `rank::rank_and_pack`.
+    let now_us = chain::checked_int::<i64>("now_us", now_us.0)?;
+    let window_start_us = window_start_us
+        .map(|v| chain::checked_int::<i64>("window_start_us", v.0))
+        .transpose()?;
+    let window_end_us = window_end_us
+        .map(|v| chain::checked_int::<i64>("window_end_us", v.0))
+        .transpose()?;
+    let budget_tokens = chain::checked_int::<u64>("budget_tokens", budget_tokens.0)?;
+    let max_items = chain::checked_int::<u64>("max_items", max_items.0)?;
+    let request = Request {
+        now_us,
+        has_query,
+        window_start_us,
+        window_end_us,
+        exclude_flagged,
+        budget_tokens,
+        max_items: usize::try_from(max_items).unwrap_or(usize::MAX),
+        weights: Weights {
+            relevance: w_relevance,
+            salience: w_salience,
+            recency: w_recency,
+            recency_half_life_days,
+        },
+    };
+
+    let (ids, at, sal, dup, tok, flag) = (
+        elements(&chain_ids),
+        elements(&occurred_at_us),
+        elements(&salience),
+        elements(&dup_key),
+        elements(&tokens),
+        elements(&flagged),
+    );
+    let (c_ids, c_rel, c_matched) = (
+        elements(&cand_ids),
+        elements(&cand_relevance),
+        elements(&cand_matched),
+    );
+    let packed = py.detach(|| {
+        let chain = Chain {
+            ids: &ids,
+            occurred_at_us: &at,
+            salience: &sal,
+            dup_key: &dup,
+            tokens: &tok,
+            flagged: &flag,
+        };
+        let candidates = Candidates {
+            ids: &c_ids,
+            relevance: &c_rel,
+            matched: &c_matched,
+        };
+        rank::rank_and_pack(&chain, &candidates, &request)
+    })?;
+    Ok((
+        PyArray1::from_vec(py, packed.positions),
+        PyArray1::from_vec(py, packed.counts),
+        PyArray1::from_vec(py, packed.scores),
+        packed.tokens_used,
+    ))
 }

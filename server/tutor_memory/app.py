@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,14 +16,16 @@ from grpc_reflection.v1alpha import reflection
 from tutor_memory._proto import memory_pb2 as pb
 from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.auth import DEV_TENANT, TokenBook
-from tutor_memory.config import ServerConfig, is_loopback
+from tutor_memory.config import BLOCK_THREADS, ServerConfig, is_loopback
 from tutor_memory.embed import Embedder, UseOnnxEmbedder
 from tutor_memory.index import VectorIndex
 from tutor_memory.ledger import Ledger
 from tutor_memory.model_fetch import MODEL_FILE_NAME, default_model_dir
+from tutor_memory.recall.engine import BlockBuilder
 from tutor_memory.service import MemoryServicer
 from tutor_memory.signing import ServerKey
 from tutor_memory.store.sqlite import SqliteLedgerStore
+from tutor_memory.tokens import load_counter
 
 log = logging.getLogger("tutor_memory.app")
 
@@ -39,11 +42,15 @@ class App:
     port: int
     ledger: Ledger
     health: health.aio.HealthServicer
+    blocks: BlockBuilder
+    block_pool: ThreadPoolExecutor
 
     async def stop(self, grace: float | None) -> None:
         """Stops taking calls, lets calls in flight finish for `grace` seconds, closes the store."""
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        self.block_pool.shutdown(wait=True)
+        self.blocks.close()
         self.ledger.close()
 
 
@@ -78,12 +85,18 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
     credentials = _credentials(config)
+    try:
+        counter = load_counter(config.tokenizer)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
 
     embedder = embedder or load_embedder(config)
     store = SqliteLedgerStore(config.database_path)
     key = ServerKey.load_or_create(config.data_dir)
-    ledger = Ledger(store, embedder, VectorIndex(embedder.dim), key)
-    loaded = ledger.rebuild_index()
+    ledger = Ledger(store, embedder, VectorIndex(embedder.dim), key, counter)
+    loaded, episodes = ledger.rebuild_caches()
+    blocks = BlockBuilder(store, embedder, ledger.index, ledger.tables, counter)
+    block_pool = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
     stale = store.count_vectors_of_other_models(embedder.model_id)
     if stale:
         log.warning(
@@ -96,7 +109,8 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
         ("grpc.max_send_message_length", config.max_message_bytes),
     ]
     server = grpc.aio.server(options=options)
-    pb_grpc.add_MemoryServicer_to_server(MemoryServicer(ledger, tokens), server)
+    servicer = MemoryServicer(ledger, tokens, blocks, block_pool, config.block_cap_seconds)
+    pb_grpc.add_MemoryServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -108,6 +122,8 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
         else:
             port = server.add_secure_port(config.listen, credentials)
     except RuntimeError as exc:
+        block_pool.shutdown()
+        blocks.close()
         ledger.close()
         raise ConfigError(f"cannot listen on {config.listen}: {exc}") from exc
     await server.start()
@@ -123,6 +139,8 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
             "data": str(config.data_dir),
             "model": embedder.model_id,
             "vectors_loaded": loaded,
+            "episodes_loaded": episodes,
+            "tokenizer": counter.name,
             "chains_indexed": ledger.index.chains(),
         },
     )
@@ -131,16 +149,17 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
             f"development mode: no --tokens file, every call is tenant {DEV_TENANT!r}, "
             "loopback only; do not use it for real students"
         )
-    return App(server, port, ledger, health_servicer)
+    return App(server, port, ledger, health_servicer, blocks, block_pool)
 
 
 async def serve(config: ServerConfig) -> None:
     """Runs until SIGTERM or SIGINT, then shuts down gracefully."""
-    app = await create_server(config)
+    # Handlers first: a SIGTERM that arrives while the server starts still stops it gracefully.
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    app = await create_server(config)
     await stop.wait()
     log.info("stopping", extra={"grace_seconds": config.grace_seconds})
     await app.stop(config.grace_seconds)

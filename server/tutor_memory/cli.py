@@ -12,6 +12,7 @@ from pathlib import Path
 from tutor_memory import logs
 from tutor_memory.auth import new_token, token_sha256
 from tutor_memory.config import (
+    DEFAULT_BLOCK_CAP_SECONDS,
     DEFAULT_DATA_DIR,
     DEFAULT_GRACE_SECONDS,
     DEFAULT_LISTEN,
@@ -36,6 +37,15 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--model-dir", type=Path, help="where the embedding model was fetched")
     serve.add_argument("--tls-cert", type=Path, help="PEM certificate chain (with --tls-key)")
     serve.add_argument("--tls-key", type=Path, help="PEM private key (with --tls-cert)")
+    serve.add_argument(
+        "--tokenizer", type=Path, help="the chat model's tokenizer.json (default: cl100k_base)"
+    )
+    serve.add_argument(
+        "--block-cap-seconds",
+        type=float,
+        default=DEFAULT_BLOCK_CAP_SECONDS,
+        help="hard cap on building one memory block (default %(default)s)",
+    )
     serve.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES)
     serve.add_argument("--grace-seconds", type=float, default=DEFAULT_GRACE_SECONDS)
     serve.add_argument("--log-level", default="INFO")
@@ -82,6 +92,8 @@ def _serve(args: argparse.Namespace) -> int:
         grace_seconds=args.grace_seconds,
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
+        tokenizer=args.tokenizer,
+        block_cap_seconds=args.block_cap_seconds,
     )
     try:
         asyncio.run(serve(config))

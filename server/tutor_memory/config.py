@@ -14,6 +14,12 @@ DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 # Seconds that calls in flight get to finish on SIGTERM before they are cancelled.
 DEFAULT_GRACE_SECONDS = 10.0
 DATABASE_FILE_NAME = "tutor_memory.sqlite3"
+# The hard cap on building one memory block (SPEC R6.1, the design document's 2.5 s): past it the
+# block is dropped rather than awaited. A call's own shorter deadline wins.
+DEFAULT_BLOCK_CAP_SECONDS = 2.5
+# Threads that build blocks at once; an abandoned build finishes on its thread, so more than one
+# keeps the next turn from queueing behind it.
+BLOCK_THREADS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +35,9 @@ class ServerConfig:
     # behind a TLS-terminating proxy).
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    # The chat model's tokenizer.json; None counts with cl100k_base (see tokens.py).
+    tokenizer: Path | None = None
+    block_cap_seconds: float = DEFAULT_BLOCK_CAP_SECONDS
 
     @property
     def database_path(self) -> Path:

@@ -21,6 +21,7 @@ from tutor_memory.episodes import (
     validate_new_episode,
 )
 from tutor_memory.errors import InvalidArgument
+from tutor_memory.recall.engine import Block, BlockRequest, Mode, zone
 from tutor_memory.signing import SignedCheckpoint
 
 # ListEpisodes page sizes: the default when the caller asks for 0, and the most one page holds.
@@ -194,3 +195,72 @@ def checkpoint_from_proto(msg: pb.SignedCheckpoint, chain: ChainKey) -> SignedCh
         signature=msg.signature,
         public_key=msg.public_key,
     )
+
+
+# BuildBlock limits: the smallest and largest token budget, and the longest query.
+MAX_BUDGET_TOKENS = 100_000
+MAX_QUERY_CHARS = 8_000
+
+_MODE_FROM_PROTO: dict[pb.BlockMode, Mode] = {
+    pb.BLOCK_MODE_UNSPECIFIED: Mode.FULL,
+    pb.BLOCK_MODE_FULL: Mode.FULL,
+    pb.BLOCK_MODE_EPISODES: Mode.EPISODES,
+    pb.BLOCK_MODE_WINDOW: Mode.WINDOW,
+    pb.BLOCK_MODE_NONE: Mode.NONE,
+}
+
+
+def block_request_from_proto(
+    msg: pb.BuildBlockRequest, *, tenant: str, now_us: int
+) -> BlockRequest:
+    chain = chain_of(tenant, msg.student_id, msg.subject_id)
+    if not 1 <= msg.budget_tokens <= MAX_BUDGET_TOKENS:
+        raise InvalidArgument("budget_tokens", f"must be from 1 to {MAX_BUDGET_TOKENS}")
+    if len(msg.query) > MAX_QUERY_CHARS:
+        raise InvalidArgument("query", f"longer than {MAX_QUERY_CHARS} characters")
+    mode = _MODE_FROM_PROTO.get(msg.mode)
+    if mode is None:
+        raise InvalidArgument("mode", f"unknown value {msg.mode}")
+    zone(msg.time_zone)  # raises InvalidArgument naming time_zone
+    return BlockRequest(
+        chain=chain,
+        query=msg.query,
+        budget_tokens=msg.budget_tokens,
+        now_us=timestamp_to_us("now", msg.now) if msg.HasField("now") else now_us,
+        time_zone=msg.time_zone or "UTC",
+        mode=mode,
+    )
+
+
+def block_to_proto(block: Block, *, budget_tokens: int, tokenizer: str) -> pb.BuildBlockReply:
+    reply = pb.BuildBlockReply(
+        text=block.text,
+        sections=[
+            pb.BlockSection(title=s.title, lines=s.lines, episode_ids=s.episode_ids)
+            for s in block.sections
+        ],
+        memories=[
+            pb.BlockMemory(
+                episode_id=m.episode.episode_id,
+                kind=KIND_TO_PROTO[m.episode.kind],
+                occurred_at=us_to_timestamp(m.episode.occurred_at_us),
+                repeats=m.repeats,
+                repeated_ids=m.repeated_ids,
+                score=m.score,
+                line=m.line,
+            )
+            for m in block.memories
+        ],
+        block_id=block.block_id,
+        tokens_used=block.tokens_used,
+        budget_tokens=budget_tokens,
+        record_mode=block.record_mode,
+        no_record=block.no_record,
+        timings=[pb.StageTiming(stage=name, ms=ms) for name, ms in block.timings],
+        tokenizer=tokenizer,
+    )
+    if block.window is not None:
+        reply.time_window.start.CopyFrom(us_to_timestamp(block.window.start_us))
+        reply.time_window.end.CopyFrom(us_to_timestamp(block.window.end_us))
+        reply.time_window.label = block.window.label
+    return reply

@@ -3,7 +3,7 @@
 Blocking work runs off the event loop: embedding on the embed threads (onnxruntime releases the
 GIL), every write on ONE writer thread (SQLite allows one writer; one thread also keeps each
 chain's links in order), reads on a small reader pool. A write is acknowledged only after its
-transaction committed; the FAISS index is updated after the commit, as a cache.
+transaction committed; the caches (FAISS index, recall tables) are updated after the commit.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import functools
+import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -21,11 +22,16 @@ import numpy as np
 from tutor_memory.chain import Verification, verify_chain
 from tutor_memory.clock import now_us
 from tutor_memory.embed import Embedder
-from tutor_memory.episodes import ChainKey, NewEpisode, StoredEpisode
-from tutor_memory.errors import DeadlineExceeded, FailedPrecondition
+from tutor_memory.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.errors import DeadlineExceeded, FailedPrecondition, InvalidArgument, NotFound
 from tutor_memory.index import VectorIndex
+from tutor_memory.recall.chain_table import RecallFacts, RecallTables, recall_facts, recall_row
 from tutor_memory.signing import ServerKey, SignedCheckpoint
 from tutor_memory.store.base import AppendOutcome, AppendStatus, LedgerStore, PreparedEpisode
+from tutor_memory.tokens import TokenCounter
+
+# Annotation kind for the memories shown to the tutor for the turn an answer closes (R7.2).
+SHOWN_MEMORIES = "shown_memories"
 
 # Threads that read the store at once (ListEpisodes, VerifyChain); SQLite in WAL mode lets readers
 # run beside the writer.
@@ -44,6 +50,14 @@ class CheckpointStatus(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class PreparedBatch:
+    """Episodes ready to write: validated, embedded, and what recall derives from them."""
+
+    items: list[PreparedEpisode]
+    facts: list[RecallFacts]
+
+
+@dataclass(frozen=True, slots=True)
 class ChainReport:
     verification: Verification
     checkpoint_status: CheckpointStatus | None
@@ -51,19 +65,34 @@ class ChainReport:
 
 class Ledger:
     def __init__(
-        self, store: LedgerStore, embedder: Embedder, index: VectorIndex, key: ServerKey
+        self,
+        store: LedgerStore,
+        embedder: Embedder,
+        index: VectorIndex,
+        key: ServerKey,
+        counter: TokenCounter,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.index = index
         self.key = key
+        self.counter = counter
+        self.tables = RecallTables()
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="ledger-writer")
         self._readers = ThreadPoolExecutor(READER_THREADS, thread_name_prefix="ledger-reader")
         self._embedders = ThreadPoolExecutor(EMBED_THREADS, thread_name_prefix="embed")
 
-    def rebuild_index(self) -> int:
-        """Loads the vector cache from the store (at start, before serving)."""
-        return self.index.rebuild(self.store, self.embedder.model_id)
+    def rebuild_caches(self) -> tuple[int, int]:
+        """Loads the vector index and the recall tables from the store (at start, before
+        serving); returns (vectors, episodes) loaded."""
+        vectors = self.index.rebuild(self.store, self.embedder.model_id)
+        episodes = 0
+        for chain in self.store.chains():
+            stored = list(self.store.iter_chain(chain))
+            facts = recall_facts(stored, self.counter)
+            self.tables.add(chain, (recall_row(ep, f) for ep, f in zip(stored, facts, strict=True)))
+            episodes += len(stored)
+        return vectors, episodes
 
     def close(self) -> None:
         for pool in (self._embedders, self._readers, self._writer):
@@ -75,13 +104,20 @@ class Ledger:
 
     # -- writes --------------------------------------------------------------------------------
 
-    async def embed(self, episodes: Sequence[NewEpisode]) -> list[PreparedEpisode]:
-        texts = [ep.embedding_text() for ep in episodes]
-        vectors = await self._run(self._embedders, functools.partial(self.embedder.embed, texts))
-        return [PreparedEpisode(ep, vectors[i]) for i, ep in enumerate(episodes)]
+    def _prepare(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
+        vectors = self.embedder.embed([ep.embedding_text() for ep in episodes])
+        facts = recall_facts(episodes, self.counter)
+        return PreparedBatch(
+            [PreparedEpisode(ep, vectors[i], facts[i].terms) for i, ep in enumerate(episodes)],
+            facts,
+        )
+
+    async def embed(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
+        """Embeds and derives recall facts on an embed thread."""
+        return await self._run(self._embedders, functools.partial(self._prepare, episodes))
 
     async def write(
-        self, prepared: Sequence[PreparedEpisode], *, deadline: float | None = None
+        self, prepared: PreparedBatch, *, deadline: float | None = None
     ) -> list[AppendOutcome]:
         """Commits the items in one transaction, then adds the new vectors to the index.
 
@@ -90,35 +126,61 @@ class Ledger:
         """
         if deadline is not None and asyncio.get_running_loop().time() > deadline:
             raise DeadlineExceeded("the deadline passed before the write; nothing was written")
-        outcomes = await self._run(
-            self._writer,
-            functools.partial(
-                self.store.append,
-                prepared,
-                model_id=self.embedder.model_id,
-                recorded_at_us=now_us(),
-            ),
-        )
-        self._index_inserted(prepared, outcomes)
-        return outcomes
 
-    def _index_inserted(
-        self, prepared: Sequence[PreparedEpisode], outcomes: Sequence[AppendOutcome]
-    ) -> None:
-        by_chain: dict[ChainKey, tuple[list[int], list[int]]] = {}
+        def commit() -> list[AppendOutcome]:
+            outcomes = self.store.append(
+                prepared.items, model_id=self.embedder.model_id, recorded_at_us=now_us()
+            )
+            # On the writer thread too: adding to a graph index costs real time, and the event
+            # loop must not wait on it.
+            self._index_inserted(prepared, outcomes)
+            return outcomes
+
+        return await self._run(self._writer, commit)
+
+    def _index_inserted(self, prepared: PreparedBatch, outcomes: Sequence[AppendOutcome]) -> None:
+        """Adds what was committed to the caches (vector index, recall tables), chain by chain."""
+        by_chain: dict[ChainKey, list[int]] = {}
         for i, outcome in enumerate(outcomes):
             if outcome.status is AppendStatus.INSERTED:
-                ids, rows = by_chain.setdefault(outcome.episode.chain, ([], []))
-                ids.append(outcome.episode.episode_id)
-                rows.append(i)
-        for chain, (ids, rows) in by_chain.items():
-            vectors = np.stack([prepared[i].vector for i in rows])
-            self.index.add(chain, np.asarray(ids, dtype=np.int64), vectors)
+                by_chain.setdefault(outcome.episode.chain, []).append(i)
+        for chain, rows in by_chain.items():
+            ids = np.asarray([outcomes[i].episode.episode_id for i in rows], dtype=np.int64)
+            self.index.add(chain, ids, np.stack([prepared.items[i].vector for i in rows]))
+            self.tables.add(
+                chain, (recall_row(outcomes[i].episode, prepared.facts[i]) for i in rows)
+            )
 
     async def append(self, episode: NewEpisode, *, deadline: float | None = None) -> AppendOutcome:
         prepared = await self.embed([episode])
         (outcome,) = await self.write(prepared, deadline=deadline)
         return outcome
+
+    async def annotate_shown_memories(
+        self, chain: ChainKey, answer_id: int, block_id: str, memory_ids: list[int]
+    ) -> int:
+        """Saves which block and memories were shown for the turn an answer closes (R7.2)."""
+        wanted = [answer_id, *memory_ids]
+        found = await self._run(
+            self._readers, functools.partial(self.store.episodes_by_id, chain, wanted)
+        )
+        answer = found.get(answer_id)
+        if answer is None:
+            raise NotFound(f"answer_episode_id: episode {answer_id} is not in this chain")
+        if answer.kind is not Kind.ANSWER:
+            raise InvalidArgument(
+                "answer_episode_id", f"episode {answer_id} is a {answer.kind}, not an answer"
+            )
+        missing = [i for i in memory_ids if i not in found]
+        if missing:
+            raise NotFound(f"memory_ids: not in this chain: {missing}")
+        body = json.dumps({"block_id": block_id, "memory_ids": memory_ids})
+        return await self._run(
+            self._writer,
+            functools.partial(
+                self.store.annotate, chain, answer_id, SHOWN_MEMORIES, body, created_at_us=now_us()
+            ),
+        )
 
     # -- reads ---------------------------------------------------------------------------------
 

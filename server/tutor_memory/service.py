@@ -9,6 +9,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures import Executor
 from typing import Any, TypeVar
 
 import grpc
@@ -30,8 +31,9 @@ from tutor_memory.errors import (
     TutorMemoryError,
     Unauthenticated,
 )
-from tutor_memory.ledger import EMBED_THREADS, CheckpointStatus, Ledger
-from tutor_memory.store.base import AppendOutcome, AppendStatus, PreparedEpisode
+from tutor_memory.ledger import EMBED_THREADS, CheckpointStatus, Ledger, PreparedBatch
+from tutor_memory.recall.engine import BlockBuilder
+from tutor_memory.store.base import AppendOutcome, AppendStatus
 
 log = logging.getLogger("tutor_memory.rpc")
 
@@ -132,9 +134,19 @@ def _item_result(index: int, outcome: AppendOutcome) -> pb.IngestItemResult:
 
 
 class MemoryServicer(pb_grpc.MemoryServicer):
-    def __init__(self, ledger: Ledger, tokens: TokenBook) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        tokens: TokenBook,
+        blocks: BlockBuilder,
+        block_pool: Executor,
+        block_cap_seconds: float,
+    ) -> None:
         self.ledger = ledger
         self.tokens = tokens
+        self.blocks = blocks
+        self.block_pool = block_pool
+        self.block_cap_seconds = block_cap_seconds
 
     @rpc
     async def AppendEpisode(
@@ -162,12 +174,12 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         chunk: list[tuple[int, NewEpisode]] = []
         # Chunks being embedded, oldest first, and the one chunk being written. Chunks are written
         # in stream order, so a chain's episodes take their seq in the order they were sent.
-        embedding: deque[tuple[list[int], asyncio.Task[list[PreparedEpisode]]]] = deque()
+        embedding: deque[tuple[list[int], asyncio.Task[PreparedBatch]]] = deque()
         writing: asyncio.Task[None] | None = None
         deadline = _deadline(context)
         count = 0
 
-        async def write(indices: list[int], prepared: list[PreparedEpisode]) -> None:
+        async def write(indices: list[int], prepared: PreparedBatch) -> None:
             outcomes = await self.ledger.write(prepared, deadline=deadline)
             results.extend(_item_result(i, o) for i, o in zip(indices, outcomes, strict=True))
 
@@ -284,6 +296,48 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         chain = convert.chain_of(caller.tenant, request.student_id, request.subject_id)
         checkpoint = await self.ledger.checkpoint(chain)
         return pb.CheckpointReply(checkpoint=convert.checkpoint_to_proto(checkpoint))
+
+    @rpc
+    async def BuildBlock(
+        self, request: pb.BuildBlockRequest, context: grpc.aio.ServicerContext, caller: Caller
+    ) -> pb.BuildBlockReply:
+        block_request = convert.block_request_from_proto(
+            request, tenant=caller.tenant, now_us=now_us()
+        )
+        remaining = context.time_remaining()
+        cap = self.block_cap_seconds
+        limit = cap if remaining is None else min(cap, remaining)
+        loop = asyncio.get_running_loop()
+        building = loop.run_in_executor(self.block_pool, self.blocks.build, block_request)
+        try:
+            # Never awaited past the limit (R6.1): a slow memory must not stand in front of the
+            # chat model's first token. The worker finishes on its own; its result is dropped.
+            block = await asyncio.wait_for(building, timeout=max(limit, 0.0))
+        except TimeoutError:
+            if remaining is not None and remaining <= self.block_cap_seconds:
+                raise DeadlineExceeded(
+                    "the memory block was not ready before the call's deadline; abandoned"
+                ) from None
+            return pb.BuildBlockReply(
+                dropped=True,
+                budget_tokens=block_request.budget_tokens,
+                tokenizer=self.blocks.counter.name,
+            )
+        return convert.block_to_proto(
+            block, budget_tokens=block_request.budget_tokens, tokenizer=self.blocks.counter.name
+        )
+
+    @rpc
+    async def AnnotateAnswer(
+        self, request: pb.AnnotateAnswerRequest, context: grpc.aio.ServicerContext, caller: Caller
+    ) -> pb.AnnotateAnswerReply:
+        chain = convert.chain_of(caller.tenant, request.student_id, request.subject_id)
+        if not request.block_id:
+            raise InvalidArgument("block_id", "required: the BuildBlockReply.block_id of the turn")
+        annotation_id = await self.ledger.annotate_shown_memories(
+            chain, request.answer_episode_id, request.block_id, list(request.memory_ids)
+        )
+        return pb.AnnotateAnswerReply(annotation_id=annotation_id)
 
 
 def _ingest_reply(results: Sequence[pb.IngestItemResult]) -> pb.IngestEpisodesReply:

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from tutor_memory.chain import verify_chain
-from tutor_memory.episodes import ChainKey, Kind, NewEpisode, StoredEpisode, validate_new_episode
+from tutor_memory.episodes import ChainKey, Kind, StoredEpisode, validate_new_episode
 from tutor_memory.errors import NotFound
+from tutor_memory.recall.text import words
 from tutor_memory.store.base import AppendStatus, PreparedEpisode
 from tutor_memory.store.migrate import migrations
 from tutor_memory.store.sqlite import SqliteLedgerStore
@@ -36,7 +37,7 @@ def _prepared(chain: ChainKey, summary: str, key: str = "") -> PreparedEpisode:
         now_us=NOW,
         client_key_required=False,
     )
-    return PreparedEpisode(ep, np.full(DIM, 0.5, dtype=np.float32))
+    return PreparedEpisode(ep, np.full(DIM, 0.5, dtype=np.float32), frozenset(words(summary)))
 
 
 @pytest.fixture
@@ -90,9 +91,9 @@ def test_failed_transaction_leaves_nothing(
     original = store._insert
 
     def failing_on_a3(
-        conn: sqlite3.Connection, chain_id: int, ep: NewEpisode, *rest: Any
+        conn: sqlite3.Connection, chain_id: int, item: PreparedEpisode, *rest: Any
     ) -> StoredEpisode:
-        stored = original(conn, chain_id, ep, *rest)
+        stored = original(conn, chain_id, item, *rest)
         if stored.summary == "a3":
             raise Boom
         return stored
@@ -108,20 +109,20 @@ def test_failed_transaction_leaves_nothing(
     assert verify_chain(store.iter_chain(A)).ok
 
 
-def test_full_text_is_scoped_to_a_chain_and_folds_accents(store: SqliteLedgerStore) -> None:
-    (a,) = store.append(
-        [_prepared(A, "La mitosi è una divisione")], model_id="m", recorded_at_us=NOW
+def test_full_text_is_scoped_to_a_chain_newest_first(store: SqliteLedgerStore) -> None:
+    a = store.append(
+        [_prepared(A, "La mitosi è una divisione"), _prepared(A, "Ancora la mitosi")],
+        model_id="m",
+        recorded_at_us=NOW,
     )
     store.append([_prepared(B, "mitosi anche qui")], model_id="m", recorded_at_us=NOW)
-    with sqlite3.connect(store.path) as conn:
-        chain_id = conn.execute(
-            "SELECT chain_id FROM episodes WHERE episode_id = ?", (a.episode.episode_id,)
-        ).fetchone()[0]
-        rows = conn.execute(
-            "SELECT rowid FROM episode_fts WHERE episode_fts MATCH ?",
-            (f'chain:c{chain_id} AND "e" AND mitosi',),
-        ).fetchall()
-    assert rows == [(a.episode.episode_id,)]
+    mitosi, divisione, absent = store.text_matches(A, ["mitosi", "divisione", "meiosi"], 10)
+    assert mitosi.tolist() == [a[1].episode.episode_id, a[0].episode.episode_id]
+    assert divisione.tolist() == [a[0].episode.episode_id]
+    assert absent.tolist() == []
+    # A term that is FTS5 syntax is searched as a word, never parsed as a query.
+    (odd,) = store.text_matches(A, ['" OR *'], 10)
+    assert odd.tolist() == []
 
 
 def test_annotations_are_chain_scoped_and_append_only(store: SqliteLedgerStore) -> None:

@@ -59,6 +59,16 @@ class MemoryStub:
                 request_serializer=tutor__memory_dot_v1_dot_memory__pb2.CheckpointRequest.SerializeToString,
                 response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.CheckpointReply.FromString,
                 _registered_method=True)
+        self.BuildBlock = channel.unary_unary(
+                '/tutor_memory.v1.Memory/BuildBlock',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.BuildBlockRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.BuildBlockReply.FromString,
+                _registered_method=True)
+        self.AnnotateAnswer = channel.unary_unary(
+                '/tutor_memory.v1.Memory/AnnotateAnswer',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerReply.FromString,
+                _registered_method=True)
 
 
 class MemoryServicer:
@@ -104,6 +114,23 @@ class MemoryServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def BuildBlock(self, request, context):
+        """The memory block for one chat turn: a ranked slice of the chain packed into the caller's
+        token budget, as text and as structured sections with the id of every memory in it. Reads
+        only, calls no generative model, embeds the query once. A block that cannot be built before
+        the deadline (or the server's hard cap) is abandoned: DEADLINE_EXCEEDED, or `dropped` set.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnnotateAnswer(self, request, context):
+        """Saves, against an answer episode, which block and memories were shown for that turn (R7.2).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -131,6 +158,16 @@ def add_MemoryServicer_to_server(servicer, server):
                     servicer.Checkpoint,
                     request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.CheckpointRequest.FromString,
                     response_serializer=tutor__memory_dot_v1_dot_memory__pb2.CheckpointReply.SerializeToString,
+            ),
+            'BuildBlock': grpc.unary_unary_rpc_method_handler(
+                    servicer.BuildBlock,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.BuildBlockRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.BuildBlockReply.SerializeToString,
+            ),
+            'AnnotateAnswer': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnnotateAnswer,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -268,6 +305,60 @@ class Memory:
             '/tutor_memory.v1.Memory/Checkpoint',
             tutor__memory_dot_v1_dot_memory__pb2.CheckpointRequest.SerializeToString,
             tutor__memory_dot_v1_dot_memory__pb2.CheckpointReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BuildBlock(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/BuildBlock',
+            tutor__memory_dot_v1_dot_memory__pb2.BuildBlockRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.BuildBlockReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnnotateAnswer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/AnnotateAnswer',
+            tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -17,7 +17,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.episodes import ChainKey, NewEpisode, StoredEpisode
+from tutor_memory.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,8 @@ class PreparedEpisode:
 
     episode: NewEpisode
     vector: npt.NDArray[np.float32]
+    # The distinct normalised words of its summary and text, for the full-text index.
+    terms: frozenset[str]
 
 
 class AppendStatus(enum.Enum):
@@ -48,6 +50,17 @@ class ChainVectors:
     chain: ChainKey
     ids: npt.NDArray[np.int64]
     vectors: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRow:
+    """What a memory block shows of an episode."""
+
+    episode_id: int
+    seq: int
+    kind: Kind
+    summary: str
+    occurred_at_us: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +105,21 @@ class LedgerStore(Protocol):
         ...
 
     def count_vectors_of_other_models(self, model_id: str) -> int: ...
+
+    def episodes_by_id(self, chain: ChainKey, ids: Sequence[int]) -> dict[int, StoredEpisode]:
+        """The chain's episodes among `ids` (ids of other chains are silently absent)."""
+        ...
+
+    def memory_rows(self, chain: ChainKey, ids: Sequence[int]) -> dict[int, MemoryRow]:
+        """The few columns a block shows, for the chain's episodes among `ids`."""
+        ...
+
+    def text_matches(
+        self, chain: ChainKey, terms: Sequence[str], limit: int
+    ) -> list[npt.NDArray[np.int64]]:
+        """For each (normalised) term, the ids of the chain's episodes that contain it, newest
+        first, at most `limit` per term."""
+        ...
 
     def annotate(
         self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int

@@ -41,6 +41,14 @@ class CheckpointStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CHECKPOINT_STATUS_BAD_SIGNATURE: _ClassVar[CheckpointStatus]
     CHECKPOINT_STATUS_REWRITTEN: _ClassVar[CheckpointStatus]
     CHECKPOINT_STATUS_TRUNCATED: _ClassVar[CheckpointStatus]
+
+class BlockMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BLOCK_MODE_UNSPECIFIED: _ClassVar[BlockMode]
+    BLOCK_MODE_FULL: _ClassVar[BlockMode]
+    BLOCK_MODE_EPISODES: _ClassVar[BlockMode]
+    BLOCK_MODE_WINDOW: _ClassVar[BlockMode]
+    BLOCK_MODE_NONE: _ClassVar[BlockMode]
 EPISODE_KIND_UNSPECIFIED: EpisodeKind
 EPISODE_KIND_QUESTION: EpisodeKind
 EPISODE_KIND_ANSWER: EpisodeKind
@@ -61,6 +69,11 @@ CHECKPOINT_STATUS_HOLDS: CheckpointStatus
 CHECKPOINT_STATUS_BAD_SIGNATURE: CheckpointStatus
 CHECKPOINT_STATUS_REWRITTEN: CheckpointStatus
 CHECKPOINT_STATUS_TRUNCATED: CheckpointStatus
+BLOCK_MODE_UNSPECIFIED: BlockMode
+BLOCK_MODE_FULL: BlockMode
+BLOCK_MODE_EPISODES: BlockMode
+BLOCK_MODE_WINDOW: BlockMode
+BLOCK_MODE_NONE: BlockMode
 
 class Evidence(_message.Message):
     __slots__ = ("file_id", "page", "file_fingerprint")
@@ -295,3 +308,115 @@ class CheckpointReply(_message.Message):
     CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     checkpoint: SignedCheckpoint
     def __init__(self, checkpoint: _Optional[_Union[SignedCheckpoint, _Mapping]] = ...) -> None: ...
+
+class BuildBlockRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id", "query", "budget_tokens", "now", "time_zone", "mode")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    NOW_FIELD_NUMBER: _ClassVar[int]
+    TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    query: str
+    budget_tokens: int
+    now: _timestamp_pb2.Timestamp
+    time_zone: str
+    mode: BlockMode
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., query: _Optional[str] = ..., budget_tokens: _Optional[int] = ..., now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time_zone: _Optional[str] = ..., mode: _Optional[_Union[BlockMode, str]] = ...) -> None: ...
+
+class BlockMemory(_message.Message):
+    __slots__ = ("episode_id", "kind", "occurred_at", "repeats", "repeated_ids", "score", "line")
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    REPEATS_FIELD_NUMBER: _ClassVar[int]
+    REPEATED_IDS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    episode_id: int
+    kind: EpisodeKind
+    occurred_at: _timestamp_pb2.Timestamp
+    repeats: int
+    repeated_ids: _containers.RepeatedScalarFieldContainer[int]
+    score: float
+    line: str
+    def __init__(self, episode_id: _Optional[int] = ..., kind: _Optional[_Union[EpisodeKind, str]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repeats: _Optional[int] = ..., repeated_ids: _Optional[_Iterable[int]] = ..., score: _Optional[float] = ..., line: _Optional[str] = ...) -> None: ...
+
+class BlockSection(_message.Message):
+    __slots__ = ("title", "lines", "episode_ids")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_IDS_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    lines: _containers.RepeatedScalarFieldContainer[str]
+    episode_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, title: _Optional[str] = ..., lines: _Optional[_Iterable[str]] = ..., episode_ids: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class TimeWindow(_message.Message):
+    __slots__ = ("start", "end", "label")
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    start: _timestamp_pb2.Timestamp
+    end: _timestamp_pb2.Timestamp
+    label: str
+    def __init__(self, start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., label: _Optional[str] = ...) -> None: ...
+
+class StageTiming(_message.Message):
+    __slots__ = ("stage", "ms")
+    STAGE_FIELD_NUMBER: _ClassVar[int]
+    MS_FIELD_NUMBER: _ClassVar[int]
+    stage: str
+    ms: float
+    def __init__(self, stage: _Optional[str] = ..., ms: _Optional[float] = ...) -> None: ...
+
+class BuildBlockReply(_message.Message):
+    __slots__ = ("text", "sections", "memories", "block_id", "tokens_used", "budget_tokens", "record_mode", "time_window", "no_record", "dropped", "timings", "tokenizer")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SECTIONS_FIELD_NUMBER: _ClassVar[int]
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    BLOCK_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_USED_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    RECORD_MODE_FIELD_NUMBER: _ClassVar[int]
+    TIME_WINDOW_FIELD_NUMBER: _ClassVar[int]
+    NO_RECORD_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_FIELD_NUMBER: _ClassVar[int]
+    TIMINGS_FIELD_NUMBER: _ClassVar[int]
+    TOKENIZER_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    sections: _containers.RepeatedCompositeFieldContainer[BlockSection]
+    memories: _containers.RepeatedCompositeFieldContainer[BlockMemory]
+    block_id: str
+    tokens_used: int
+    budget_tokens: int
+    record_mode: bool
+    time_window: TimeWindow
+    no_record: bool
+    dropped: bool
+    timings: _containers.RepeatedCompositeFieldContainer[StageTiming]
+    tokenizer: str
+    def __init__(self, text: _Optional[str] = ..., sections: _Optional[_Iterable[_Union[BlockSection, _Mapping]]] = ..., memories: _Optional[_Iterable[_Union[BlockMemory, _Mapping]]] = ..., block_id: _Optional[str] = ..., tokens_used: _Optional[int] = ..., budget_tokens: _Optional[int] = ..., record_mode: _Optional[bool] = ..., time_window: _Optional[_Union[TimeWindow, _Mapping]] = ..., no_record: _Optional[bool] = ..., dropped: _Optional[bool] = ..., timings: _Optional[_Iterable[_Union[StageTiming, _Mapping]]] = ..., tokenizer: _Optional[str] = ...) -> None: ...
+
+class AnnotateAnswerRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id", "answer_episode_id", "block_id", "memory_ids")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    BLOCK_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_IDS_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    answer_episode_id: int
+    block_id: str
+    memory_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., answer_episode_id: _Optional[int] = ..., block_id: _Optional[str] = ..., memory_ids: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class AnnotateAnswerReply(_message.Message):
+    __slots__ = ("annotation_id",)
+    ANNOTATION_ID_FIELD_NUMBER: _ClassVar[int]
+    annotation_id: int
+    def __init__(self, annotation_id: _Optional[int] = ...) -> None: ...

@@ -47,12 +47,13 @@ BEGIN
     SELECT RAISE(ABORT, 'episodes are append-only: never deleted');
 END;
 
--- Full text of summary and text, accents folded. The chain column holds one token per chain
--- ('c<chain_id>') so that a search is scoped to a chain inside the index, without a join.
+-- The words of each episode (summary and text, in recall's normal form), each prefixed with its
+-- chain ('c<chain_id>_<word>'): every chain has its own vocabulary inside one index, so a search
+-- reads only that chain's postings, with no join and no scan of other students' rows.
 CREATE VIRTUAL TABLE episode_fts USING fts5 (
-    chain, summary, text,
+    terms,
     content = '',
-    tokenize = 'unicode61 remove_diacritics 2'
+    tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
 );
 
 -- Embeddings are derived data (a later model may re-embed), so they live beside the ledger, not

