@@ -40,7 +40,9 @@ class TiktokenCounter:
         return len(self._encoding.encode_ordinary(text))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        return [len(ids) for ids in self._encoding.encode_ordinary_batch(list(texts))]
+        # Not encode_ordinary_batch: it starts a thread pool per call, which costs more than
+        # encoding the short lines counted here, on a machine with two cores.
+        return [len(self._encoding.encode_ordinary(t)) for t in texts]
 
 
 class HfTokenizerCounter:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from tutor_memory.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.recall import render
 from tutor_memory.recall.narration import is_narration
-from tutor_memory.recall.text import normalise, words
+from tutor_memory.recall.text import normalise, split_words
 from tutor_memory.tokens import TokenCounter
 
 # First capacity of a chain's columns; they double when full, so an append copies rarely.
@@ -34,10 +34,10 @@ KIND_CODES: dict[Kind, int] = {kind: i for i, kind in enumerate(Kind)}
 KINDS_BY_CODE: tuple[Kind, ...] = tuple(Kind)
 
 
-def duplicate_key(kind: Kind, summary: str, text: str) -> int:
+def duplicate_key(kind: Kind, normalised_summary: str, normalised_text: str) -> int:
     """Equal for episodes that say the same thing (R2.4): same kind, same normalised words."""
     digest = hashlib.blake2b(
-        f"{kind.value}\x00{normalise(summary)}\x00{normalise(text)}".encode(), digest_size=8
+        f"{kind.value}\x00{normalised_summary}\x00{normalised_text}".encode(), digest_size=8
     ).digest()
     return int.from_bytes(digest, "little")
 
@@ -197,17 +197,20 @@ def recall_facts(
     episodes: Sequence[NewEpisode | StoredEpisode], counter: TokenCounter
 ) -> list[RecallFacts]:
     sizes = counter.count_many([render.sizing_line(ep.kind, ep.summary) for ep in episodes])
-    return [
-        RecallFacts(
-            dup_key=duplicate_key(ep.kind, ep.summary, ep.text),
-            tokens=size,
-            # Only the tutor narrates the record; the time of writing anchors "last week".
-            flagged=ep.kind is Kind.ANSWER
-            and is_narration(f"{ep.summary}\n{ep.text}", ep.occurred_at_us, "UTC"),
-            terms=frozenset(words(f"{ep.summary}\n{ep.text}")),
+    facts = []
+    for ep, size in zip(episodes, sizes, strict=True):
+        summary, text = normalise(ep.summary), normalise(ep.text)
+        facts.append(
+            RecallFacts(
+                dup_key=duplicate_key(ep.kind, summary, text),
+                tokens=size,
+                # Only the tutor narrates the record; the time of writing anchors "last week".
+                flagged=ep.kind is Kind.ANSWER
+                and is_narration(f"{ep.summary}\n{ep.text}", ep.occurred_at_us, "UTC"),
+                terms=frozenset(split_words(f"{summary} {text}")),
+            )
         )
-        for ep, size in zip(episodes, sizes, strict=True)
-    ]
+    return facts
 
 
 def recall_row(ep: StoredEpisode, facts: RecallFacts) -> RecallRow:

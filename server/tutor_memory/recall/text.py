@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import sys
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -70,13 +71,23 @@ _LATIN_MARKS = re.compile("[\u0300-\u036f]")
 _WORD = re.compile(r"[^\W_]+")
 
 
+@functools.cache
+def _format_characters() -> dict[int, None]:
+    """Every Unicode format character (category Cf), as a deletion table for str.translate."""
+    return {cp: None for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)) == "Cf"}
+
+
 def normalise(text: str) -> str:
     """Fold `text` so that case, accents, Arabic letter variants and spacing don't matter."""
+    if text.isascii():
+        # Of all the steps below only the apostrophes, case and spacing can change ASCII text;
+        # most stored text is ASCII, and this runs several times for every episode written.
+        return " ".join(text.translate(_APOSTROPHES).lower().split())
     text = text.translate(_APOSTROPHES)
     text = unicodedata.normalize("NFKC", text).casefold()
     # Format characters (zero-width joiners, bidi marks, soft hyphens) are invisible; they would
     # otherwise split words.
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    text = text.translate(_format_characters())
     text = text.translate(_LIGATURES).translate(_ARABIC)
     text = _ARABIC_MARKS.sub("", text)
     text = unicodedata.normalize("NFC", _LATIN_MARKS.sub("", unicodedata.normalize("NFD", text)))
@@ -85,7 +96,12 @@ def normalise(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The normalised word tokens of `text` (letters and digits only)."""
-    return _WORD.findall(normalise(text))
+    return split_words(normalise(text))
+
+
+def split_words(normalised: str) -> list[str]:
+    """The word tokens of text that is already normalised."""
+    return _WORD.findall(normalised)
 
 
 @functools.cache
