@@ -14,69 +14,35 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tutor_memory import _core
-from tutor_memory.episodes import ChainKey, Check, Evidence, Kind, Quiz, StoredEpisode
+from tutor_memory.episodes import StoredEpisode
 
 # The prev_hash of the first episode of every chain.
 GENESIS_HASH = bytes(32)
 
 
-def episode_hash(
-    chain: ChainKey,
-    *,
-    seq: int,
-    prev_hash: bytes,
-    kind: Kind,
-    summary: str,
-    text: str,
-    concepts: tuple[str, ...],
-    salience: float,
-    occurred_at_us: int,
-    recorded_at_us: int,
-    evidence: tuple[Evidence, ...],
-    check: Check | None,
-    quiz: Quiz | None,
-    client_key: str,
-) -> bytes:
+def recompute(ep: StoredEpisode, prev_hash: bytes) -> bytes:
+    """The hash `ep` should have if it follows `prev_hash` (its own stored hash is not read)."""
+    check, quiz = ep.check, ep.quiz
     return _core.episode_hash(
         prev_hash,
-        chain.tenant,
-        chain.student,
-        chain.subject,
-        seq,
-        kind.value,
-        summary,
-        text,
-        list(concepts),
-        salience,
-        occurred_at_us,
-        recorded_at_us,
-        [(e.file_id, e.page, e.file_fingerprint) for e in evidence],
+        ep.chain.tenant,
+        ep.chain.student,
+        ep.chain.subject,
+        ep.seq,
+        ep.kind.value,
+        ep.summary,
+        ep.text,
+        list(ep.concepts),
+        ep.salience,
+        ep.occurred_at_us,
+        ep.recorded_at_us,
+        [(e.file_id, e.page, e.file_fingerprint) for e in ep.evidence],
         check.outcome.value if check else "",
         check.topic if check else "",
         check.predicted_mastery if check else None,
         quiz.correct if quiz else 0,
         quiz.total if quiz else 0,
-        client_key,
-    )
-
-
-def recompute(ep: StoredEpisode, prev_hash: bytes) -> bytes:
-    """The hash the stored row should have, if it follows `prev_hash`."""
-    return episode_hash(
-        ep.chain,
-        seq=ep.seq,
-        prev_hash=prev_hash,
-        kind=ep.kind,
-        summary=ep.summary,
-        text=ep.text,
-        concepts=ep.concepts,
-        salience=ep.salience,
-        occurred_at_us=ep.occurred_at_us,
-        recorded_at_us=ep.recorded_at_us,
-        evidence=ep.evidence,
-        check=ep.check,
-        quiz=ep.quiz,
-        client_key=ep.client_key,
+        ep.client_key,
     )
 
 

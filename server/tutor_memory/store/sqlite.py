@@ -6,6 +6,7 @@ a kill -9, and the service acknowledges a write only after its transaction commi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.chain import GENESIS_HASH, episode_hash
+from tutor_memory.chain import GENESIS_HASH, recompute
 from tutor_memory.episodes import (
     ChainKey,
     Check,
@@ -231,23 +232,26 @@ class SqliteLedgerStore:
         recorded_at_us: int,
     ) -> StoredEpisode:
         ep = item.episode
-        salience = ep.salience
-        digest = episode_hash(
-            ep.chain,
+        # The row as it will be stored; its id comes from the insert and is not hashed.
+        unsaved = StoredEpisode(
+            episode_id=0,
+            chain=ep.chain,
             seq=seq,
-            prev_hash=prev_hash,
             kind=ep.kind,
             summary=ep.summary,
             text=ep.text,
             concepts=ep.concepts,
-            salience=salience,
+            salience=ep.salience,
             occurred_at_us=ep.occurred_at_us,
             recorded_at_us=recorded_at_us,
             evidence=ep.evidence,
             check=ep.check,
             quiz=ep.quiz,
             client_key=ep.client_key,
+            prev_hash=prev_hash,
+            hash=b"",
         )
+        digest = recompute(unsaved, prev_hash)
         check, quiz = ep.check, ep.quiz
         cur = conn.execute(
             "INSERT INTO episodes (chain_id, seq, kind, summary, text, concepts, salience, "
@@ -261,7 +265,7 @@ class SqliteLedgerStore:
                 ep.summary,
                 ep.text,
                 json.dumps(list(ep.concepts), ensure_ascii=False),
-                salience,
+                unsaved.salience,
                 ep.occurred_at_us,
                 recorded_at_us,
                 json.dumps(
@@ -284,24 +288,7 @@ class SqliteLedgerStore:
             "INSERT INTO episode_fts (rowid, terms) VALUES (?, ?)",
             (episode_id, " ".join(_fts_term(chain_id, t) for t in sorted(item.terms))),
         )
-        return StoredEpisode(
-            episode_id=episode_id,
-            chain=ep.chain,
-            seq=seq,
-            kind=ep.kind,
-            summary=ep.summary,
-            text=ep.text,
-            concepts=ep.concepts,
-            salience=salience,
-            occurred_at_us=ep.occurred_at_us,
-            recorded_at_us=recorded_at_us,
-            evidence=ep.evidence,
-            check=check,
-            quiz=quiz,
-            client_key=ep.client_key,
-            prev_hash=prev_hash,
-            hash=digest,
-        )
+        return dataclasses.replace(unsaved, episode_id=episode_id, hash=digest)
 
     def _by_client_key(
         self, conn: sqlite3.Connection, chain_id: int, client_key: str
