@@ -12,7 +12,7 @@ import enum
 import hashlib
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -156,6 +156,13 @@ class BlockBuilder:
         table = self.tables.get(req.chain)
         snap = table.snapshot() if table is not None else None
         record = req.mode is Mode.FULL and bool(req.query) and is_record_question(req.query)
+        # Started as early as possible, so that the model runs while everything up to the
+        # neighbour search does. A record question does not search by meaning.
+        embedding = (
+            self._embedding.submit(self.embedder.embed, [req.query])
+            if req.query.strip() and req.mode is not Mode.WINDOW and snap is not None and not record
+            else None
+        )
         window = (
             parse_time_window(req.query, req.now_us, tz.key)
             if req.query and req.mode is not Mode.WINDOW
@@ -182,7 +189,7 @@ class BlockBuilder:
                     assert table is not None
                     overhead = self._overhead(req, record, window)
                     positions, counts, scores = self._rank(
-                        req, table, snap, window, in_window, record, overhead, clock
+                        req, table, snap, window, in_window, record, overhead, clock, embedding
                     )
             assert table is not None
             shown = self._fetch_and_render(req, table, snap, window, positions, counts, scores, tz)
@@ -215,6 +222,7 @@ class BlockBuilder:
         record: bool,
         overhead: int,
         clock: _Clock,
+        embedding: Future[npt.NDArray[np.float32]] | None,
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32]]:
         sets_ids: list[npt.NDArray[np.int64]] = []
         sets_rel: list[npt.NDArray[np.float32]] = []
@@ -241,7 +249,7 @@ class BlockBuilder:
             add(snap.ids[kinds], 0.0, False)
         has_query = bool(req.query.strip()) and not record
         if has_query:
-            embedding = self._embedding.submit(self.embedder.embed, [req.query])
+            assert embedding is not None
             norm = normalise(req.query)
             terms = _distinctive_terms(table, norm, len(snap))
             ids, relevance = _text_relevance(
