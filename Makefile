@@ -58,6 +58,8 @@ lint: $(INSTALLED)
 bench: setup
 	$(PY) -m bench.bench_ingest
 	$(PY) -m bench.bench_embed
+	$(PY) -m bench.bench_rank
+	$(PY) -m bench.bench_block
 
 clean:
 	rm -rf $(VENV) target .pytest_cache .mypy_cache .ruff_cache
