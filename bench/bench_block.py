@@ -15,21 +15,17 @@ from __future__ import annotations
 import random
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import grpc
 import numpy as np
-from tests.integration.server_process import ServerProcess
 
 from bench._meta import print_table, run_metadata, write_results
+from bench._server import fresh_server
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
-from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 SIZES = (1_000, 10_000, 100_000)
 QUERIES = 300
@@ -151,41 +147,34 @@ def run_size(n: int) -> dict[str, Any]:
     rng = random.Random(SEED + n)
     episodes = history(n, rng)
     asked = queries(rng)
-    with tempfile.TemporaryDirectory() as tmp:
-        server = ServerProcess(Path(tmp) / "data", None)
-        server.wait_ready()
-        try:
-            with grpc.insecure_channel(server.target) as channel:
-                stub = pb_grpc.MemoryStub(channel)
-                started = time.perf_counter()
-                reply = stub.IngestEpisodes(ingest_messages(episodes), timeout=1200)
-                ingest_s = time.perf_counter() - started
-                assert reply.inserted == n, (reply.inserted, reply.rejected)
-                latencies: list[float] = []
-                stages: dict[str, list[float]] = defaultdict(list)
-                memories: list[int] = []
-                tokens: list[int] = []
-                for i, query in enumerate(asked):
-                    request = pb.BuildBlockRequest(
-                        student_id="bench",
-                        subject_id="science",
-                        query=query,
-                        budget_tokens=BUDGET,
-                        time_zone="Europe/Rome",
-                    )
-                    request.now.seconds = int(NOW.timestamp())
-                    t = time.perf_counter()
-                    block = stub.BuildBlock(request, timeout=10)
-                    elapsed = (time.perf_counter() - t) * 1000
-                    if i < WARMUP:
-                        continue
-                    latencies.append(elapsed)
-                    memories.append(len(block.memories))
-                    tokens.append(block.tokens_used)
-                    for timing in block.timings:
-                        stages[timing.stage].append(timing.ms)
-        finally:
-            server.terminate()
+    with fresh_server() as stub:
+        started = time.perf_counter()
+        reply = stub.IngestEpisodes(ingest_messages(episodes), timeout=1200)
+        ingest_s = time.perf_counter() - started
+        assert reply.inserted == n, (reply.inserted, reply.rejected)
+        latencies: list[float] = []
+        stages: dict[str, list[float]] = defaultdict(list)
+        memories: list[int] = []
+        tokens: list[int] = []
+        for i, query in enumerate(asked):
+            request = pb.BuildBlockRequest(
+                student_id="bench",
+                subject_id="science",
+                query=query,
+                budget_tokens=BUDGET,
+                time_zone="Europe/Rome",
+            )
+            request.now.seconds = int(NOW.timestamp())
+            t = time.perf_counter()
+            block = stub.BuildBlock(request, timeout=10)
+            elapsed = (time.perf_counter() - t) * 1000
+            if i < WARMUP:
+                continue
+            latencies.append(elapsed)
+            memories.append(len(block.memories))
+            tokens.append(block.tokens_used)
+            for timing in block.timings:
+                stages[timing.stage].append(timing.ms)
     p = {q: round(float(np.percentile(latencies, q)), 3) for q in (50, 90, 95, 99)}
     return {
         "episodes": n,

@@ -16,20 +16,16 @@ from __future__ import annotations
 
 import json
 import statistics
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-import grpc
 import numpy as np
-from tests.integration.server_process import ServerProcess
 
 from bench._meta import REPO_ROOT, print_table, run_metadata, write_results
+from bench._server import fresh_server
 from tutor_memory.service import INGEST_CHUNK
 from tutor_memory_client import ITEMS_PER_MESSAGE, ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
-from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 LOCOMO = REPO_ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json"
 EPISODES = 10_000
@@ -107,30 +103,23 @@ def chat_episodes(n: int) -> list[pb.NewEpisode]:
 
 
 def one_run(batch: list[pb.NewEpisode]) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        server = ServerProcess(Path(tmp) / "data", None)
-        server.wait_ready()
-        try:
-            with grpc.insecure_channel(server.target) as channel:
-                stub = pb_grpc.MemoryStub(channel)
-                requests = list(ingest_messages(batch))
-                started = time.perf_counter()
-                reply = stub.IngestEpisodes(iter(requests), timeout=600)
-                seconds = time.perf_counter() - started
-                assert reply.inserted == len(batch), reply.rejected
-                latencies = []
-                for i in range(SINGLE_APPENDS):
-                    ep = pb.NewEpisode(
-                        student_id="bench",
-                        subject_id="single",
-                        kind=pb.EPISODE_KIND_QUESTION,
-                        summary=f"what did we say about photosynthesis, take {i}?",
-                    )
-                    t = time.perf_counter()
-                    stub.AppendEpisode(pb.AppendEpisodeRequest(episode=ep), timeout=30)
-                    latencies.append((time.perf_counter() - t) * 1000)
-        finally:
-            server.terminate()
+    with fresh_server() as stub:
+        requests = list(ingest_messages(batch))
+        started = time.perf_counter()
+        reply = stub.IngestEpisodes(iter(requests), timeout=600)
+        seconds = time.perf_counter() - started
+        assert reply.inserted == len(batch), reply.rejected
+        latencies = []
+        for i in range(SINGLE_APPENDS):
+            ep = pb.NewEpisode(
+                student_id="bench",
+                subject_id="single",
+                kind=pb.EPISODE_KIND_QUESTION,
+                summary=f"what did we say about photosynthesis, take {i}?",
+            )
+            t = time.perf_counter()
+            stub.AppendEpisode(pb.AppendEpisodeRequest(episode=ep), timeout=30)
+            latencies.append((time.perf_counter() - t) * 1000)
     return {
         "seconds": round(seconds, 3),
         "episodes_per_s": round(len(batch) / seconds, 1),
