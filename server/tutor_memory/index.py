@@ -13,6 +13,7 @@ flat index until the graph is ready and has caught up with the vectors added mea
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass, field
 
@@ -167,8 +168,10 @@ class VectorIndex:
         for chunk in store.iter_vectors(model_id):
             if len(chunk.ids) >= self.hnsw_min_vectors:
                 graph = _hnsw(self.dim)
-                faiss.omp_set_num_threads(FAISS_THREADS)
+                # Nothing else runs before the server takes calls: build with every core.
+                faiss.omp_set_num_threads(os.cpu_count() or 1)
                 graph.add_with_ids(np.ascontiguousarray(chunk.vectors), chunk.ids)
+                faiss.omp_set_num_threads(FAISS_THREADS)
                 self._chains[chunk.chain] = _ChainIndex(graph, graph=True)
             else:
                 self.add(chunk.chain, chunk.ids, chunk.vectors)
