@@ -31,7 +31,6 @@ INITIAL_CAPACITY = 256
 
 # Stable small codes for kinds, stored in a uint8 column.
 KIND_CODES: dict[Kind, int] = {kind: i for i, kind in enumerate(Kind)}
-KINDS_BY_CODE: tuple[Kind, ...] = tuple(Kind)
 
 
 def duplicate_key(kind: Kind, normalised_summary: str, normalised_text: str) -> int:
@@ -154,14 +153,18 @@ class ChainTable:
                 flagged=c["flagged"][:n],  # type: ignore[arg-type]
             )
 
-    def tagged(self, normalised_query: str) -> tuple[list[str], npt.NDArray[np.int64]]:
-        """Concept tags named in the query (exact, whole-word match of normalised names), and
-        the ids of the episodes tagged with any of them."""
+    def tagged(self, normalised_query: str) -> npt.NDArray[np.int64]:
+        """Ids of the episodes tagged with a concept the query names (exact, whole-word match of
+        normalised names)."""
         padded = f" {normalised_query} "
         with self._lock:
-            names = [name for name in self._concepts if f" {name} " in padded]
-            ids = [i for name in names for i in self._concepts[name]]
-        return names, np.unique(np.asarray(ids, dtype=np.int64))
+            ids = [
+                i
+                for name, tagged in self._concepts.items()
+                if f" {name} " in padded
+                for i in tagged
+            ]
+        return np.unique(np.asarray(ids, dtype=np.int64))
 
 
 class RecallTables:

@@ -256,8 +256,7 @@ class BlockBuilder:
                 table, terms, self.store.text_matches(req.chain, terms, TEXT_CANDIDATES_PER_TERM)
             )
             add(ids, relevance, True)
-            _names, tagged = table.tagged(norm)
-            add(tagged, 1.0, True)
+            add(table.tagged(norm), 1.0, True)
             clock.lap("text")
             query_vector = embedding.result()[0]
             clock.lap("embed")
