@@ -49,6 +49,35 @@ class BlockMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BLOCK_MODE_EPISODES: _ClassVar[BlockMode]
     BLOCK_MODE_WINDOW: _ClassVar[BlockMode]
     BLOCK_MODE_NONE: _ClassVar[BlockMode]
+
+class Grounding(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GROUNDING_UNSPECIFIED: _ClassVar[Grounding]
+    GROUNDING_ANSWERED: _ClassVar[Grounding]
+    GROUNDING_PARTIAL: _ClassVar[Grounding]
+    GROUNDING_IMPOSSIBLE: _ClassVar[Grounding]
+
+class ReadinessBand(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    READINESS_BAND_UNSPECIFIED: _ClassVar[ReadinessBand]
+    READINESS_BAND_NAMED: _ClassVar[ReadinessBand]
+    READINESS_BAND_EXPLAINED: _ClassVar[ReadinessBand]
+    READINESS_BAND_CONFIRMED: _ClassVar[ReadinessBand]
+    READINESS_BAND_TAUGHT: _ClassVar[ReadinessBand]
+
+class TopicRouting(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOPIC_ROUTING_UNSPECIFIED: _ClassVar[TopicRouting]
+    TOPIC_ROUTING_NAME: _ClassVar[TopicRouting]
+    TOPIC_ROUTING_EVALUATION: _ClassVar[TopicRouting]
+    TOPIC_ROUTING_SPOKEN_EXPRESSION: _ClassVar[TopicRouting]
+    TOPIC_ROUTING_UNMATCHED: _ClassVar[TopicRouting]
+
+class Claim(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CLAIM_UNSPECIFIED: _ClassVar[Claim]
+    CLAIM_UNDERSTANDS: _ClassVar[Claim]
+    CLAIM_STRUGGLES_WITH: _ClassVar[Claim]
 EPISODE_KIND_UNSPECIFIED: EpisodeKind
 EPISODE_KIND_QUESTION: EpisodeKind
 EPISODE_KIND_ANSWER: EpisodeKind
@@ -74,6 +103,23 @@ BLOCK_MODE_FULL: BlockMode
 BLOCK_MODE_EPISODES: BlockMode
 BLOCK_MODE_WINDOW: BlockMode
 BLOCK_MODE_NONE: BlockMode
+GROUNDING_UNSPECIFIED: Grounding
+GROUNDING_ANSWERED: Grounding
+GROUNDING_PARTIAL: Grounding
+GROUNDING_IMPOSSIBLE: Grounding
+READINESS_BAND_UNSPECIFIED: ReadinessBand
+READINESS_BAND_NAMED: ReadinessBand
+READINESS_BAND_EXPLAINED: ReadinessBand
+READINESS_BAND_CONFIRMED: ReadinessBand
+READINESS_BAND_TAUGHT: ReadinessBand
+TOPIC_ROUTING_UNSPECIFIED: TopicRouting
+TOPIC_ROUTING_NAME: TopicRouting
+TOPIC_ROUTING_EVALUATION: TopicRouting
+TOPIC_ROUTING_SPOKEN_EXPRESSION: TopicRouting
+TOPIC_ROUTING_UNMATCHED: TopicRouting
+CLAIM_UNSPECIFIED: Claim
+CLAIM_UNDERSTANDS: Claim
+CLAIM_STRUGGLES_WITH: Claim
 
 class Evidence(_message.Message):
     __slots__ = ("file_id", "page", "file_fingerprint")
@@ -346,14 +392,16 @@ class BlockMemory(_message.Message):
     def __init__(self, episode_id: _Optional[int] = ..., kind: _Optional[_Union[EpisodeKind, str]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repeats: _Optional[int] = ..., repeated_ids: _Optional[_Iterable[int]] = ..., score: _Optional[float] = ..., line: _Optional[str] = ...) -> None: ...
 
 class BlockSection(_message.Message):
-    __slots__ = ("title", "lines", "episode_ids")
+    __slots__ = ("title", "lines", "episode_ids", "concepts")
     TITLE_FIELD_NUMBER: _ClassVar[int]
     LINES_FIELD_NUMBER: _ClassVar[int]
     EPISODE_IDS_FIELD_NUMBER: _ClassVar[int]
+    CONCEPTS_FIELD_NUMBER: _ClassVar[int]
     title: str
     lines: _containers.RepeatedScalarFieldContainer[str]
     episode_ids: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, title: _Optional[str] = ..., lines: _Optional[_Iterable[str]] = ..., episode_ids: _Optional[_Iterable[int]] = ...) -> None: ...
+    concepts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, title: _Optional[str] = ..., lines: _Optional[_Iterable[str]] = ..., episode_ids: _Optional[_Iterable[int]] = ..., concepts: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TimeWindow(_message.Message):
     __slots__ = ("start", "end", "label")
@@ -415,8 +463,428 @@ class AnnotateAnswerRequest(_message.Message):
     memory_ids: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., answer_episode_id: _Optional[int] = ..., block_id: _Optional[str] = ..., memory_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
+class SentenceTrace(_message.Message):
+    __slots__ = ("sentence", "passages", "episode_ids", "labels")
+    SENTENCE_FIELD_NUMBER: _ClassVar[int]
+    PASSAGES_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_IDS_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    sentence: str
+    passages: _containers.RepeatedCompositeFieldContainer[PassageRef]
+    episode_ids: _containers.RepeatedScalarFieldContainer[int]
+    labels: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, sentence: _Optional[str] = ..., passages: _Optional[_Iterable[_Union[PassageRef, _Mapping]]] = ..., episode_ids: _Optional[_Iterable[int]] = ..., labels: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class AnnotateAnswerReply(_message.Message):
-    __slots__ = ("annotation_id",)
+    __slots__ = ("annotation_id", "grounding", "sentences")
     ANNOTATION_ID_FIELD_NUMBER: _ClassVar[int]
+    GROUNDING_FIELD_NUMBER: _ClassVar[int]
+    SENTENCES_FIELD_NUMBER: _ClassVar[int]
     annotation_id: int
-    def __init__(self, annotation_id: _Optional[int] = ...) -> None: ...
+    grounding: Grounding
+    sentences: _containers.RepeatedCompositeFieldContainer[SentenceTrace]
+    def __init__(self, annotation_id: _Optional[int] = ..., grounding: _Optional[_Union[Grounding, str]] = ..., sentences: _Optional[_Iterable[_Union[SentenceTrace, _Mapping]]] = ...) -> None: ...
+
+class ConceptInput(_message.Message):
+    __slots__ = ("name", "summary", "definition", "builds_on", "pages")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    BUILDS_ON_FIELD_NUMBER: _ClassVar[int]
+    PAGES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    summary: str
+    definition: str
+    builds_on: _containers.RepeatedScalarFieldContainer[str]
+    pages: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, name: _Optional[str] = ..., summary: _Optional[str] = ..., definition: _Optional[str] = ..., builds_on: _Optional[_Iterable[str]] = ..., pages: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class IngestFileRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id", "file_id", "filename", "media_type", "content", "occurred_at", "concepts")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_TYPE_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    CONCEPTS_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    file_id: str
+    filename: str
+    media_type: str
+    content: bytes
+    occurred_at: _timestamp_pb2.Timestamp
+    concepts: _containers.RepeatedCompositeFieldContainer[ConceptInput]
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., file_id: _Optional[str] = ..., filename: _Optional[str] = ..., media_type: _Optional[str] = ..., content: _Optional[bytes] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., concepts: _Optional[_Iterable[_Union[ConceptInput, _Mapping]]] = ...) -> None: ...
+
+class RejectedConcept(_message.Message):
+    __slots__ = ("name", "reason")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    reason: str
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class IngestFileReply(_message.Message):
+    __slots__ = ("file_id", "version", "fingerprint", "unchanged", "pages", "passages", "extractor", "concepts", "rejected", "episode", "map_concepts")
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    UNCHANGED_FIELD_NUMBER: _ClassVar[int]
+    PAGES_FIELD_NUMBER: _ClassVar[int]
+    PASSAGES_FIELD_NUMBER: _ClassVar[int]
+    EXTRACTOR_FIELD_NUMBER: _ClassVar[int]
+    CONCEPTS_FIELD_NUMBER: _ClassVar[int]
+    REJECTED_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    MAP_CONCEPTS_FIELD_NUMBER: _ClassVar[int]
+    file_id: str
+    version: int
+    fingerprint: str
+    unchanged: bool
+    pages: int
+    passages: int
+    extractor: str
+    concepts: _containers.RepeatedScalarFieldContainer[str]
+    rejected: _containers.RepeatedCompositeFieldContainer[RejectedConcept]
+    episode: Episode
+    map_concepts: int
+    def __init__(self, file_id: _Optional[str] = ..., version: _Optional[int] = ..., fingerprint: _Optional[str] = ..., unchanged: _Optional[bool] = ..., pages: _Optional[int] = ..., passages: _Optional[int] = ..., extractor: _Optional[str] = ..., concepts: _Optional[_Iterable[str]] = ..., rejected: _Optional[_Iterable[_Union[RejectedConcept, _Mapping]]] = ..., episode: _Optional[_Union[Episode, _Mapping]] = ..., map_concepts: _Optional[int] = ...) -> None: ...
+
+class PassageRef(_message.Message):
+    __slots__ = ("file_id", "version", "page")
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    file_id: str
+    version: int
+    page: int
+    def __init__(self, file_id: _Optional[str] = ..., version: _Optional[int] = ..., page: _Optional[int] = ...) -> None: ...
+
+class Passage(_message.Message):
+    __slots__ = ("ref", "text", "score", "file_fingerprint")
+    REF_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    FILE_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    ref: PassageRef
+    text: str
+    score: float
+    file_fingerprint: str
+    def __init__(self, ref: _Optional[_Union[PassageRef, _Mapping]] = ..., text: _Optional[str] = ..., score: _Optional[float] = ..., file_fingerprint: _Optional[str] = ...) -> None: ...
+
+class SearchPassagesRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id", "query", "limit")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    query: str
+    limit: int
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., query: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class SearchPassagesReply(_message.Message):
+    __slots__ = ("passages",)
+    PASSAGES_FIELD_NUMBER: _ClassVar[int]
+    passages: _containers.RepeatedCompositeFieldContainer[Passage]
+    def __init__(self, passages: _Optional[_Iterable[_Union[Passage, _Mapping]]] = ...) -> None: ...
+
+class Provenance(_message.Message):
+    __slots__ = ("file_id", "version", "pages")
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    PAGES_FIELD_NUMBER: _ClassVar[int]
+    file_id: str
+    version: int
+    pages: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, file_id: _Optional[str] = ..., version: _Optional[int] = ..., pages: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ConceptNode(_message.Message):
+    __slots__ = ("name", "key", "summary", "definition", "readiness", "band", "centrality", "provenance", "assumed", "taught", "layer")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    READINESS_FIELD_NUMBER: _ClassVar[int]
+    BAND_FIELD_NUMBER: _ClassVar[int]
+    CENTRALITY_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
+    ASSUMED_FIELD_NUMBER: _ClassVar[int]
+    TAUGHT_FIELD_NUMBER: _ClassVar[int]
+    LAYER_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    key: str
+    summary: str
+    definition: str
+    readiness: float
+    band: ReadinessBand
+    centrality: float
+    provenance: _containers.RepeatedCompositeFieldContainer[Provenance]
+    assumed: _containers.RepeatedScalarFieldContainer[str]
+    taught: _containers.RepeatedScalarFieldContainer[str]
+    layer: int
+    def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ..., summary: _Optional[str] = ..., definition: _Optional[str] = ..., readiness: _Optional[float] = ..., band: _Optional[_Union[ReadinessBand, str]] = ..., centrality: _Optional[float] = ..., provenance: _Optional[_Iterable[_Union[Provenance, _Mapping]]] = ..., assumed: _Optional[_Iterable[str]] = ..., taught: _Optional[_Iterable[str]] = ..., layer: _Optional[int] = ...) -> None: ...
+
+class ConceptEdge(_message.Message):
+    __slots__ = ("prerequisite", "concept", "weight")
+    PREREQUISITE_FIELD_NUMBER: _ClassVar[int]
+    CONCEPT_FIELD_NUMBER: _ClassVar[int]
+    WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    prerequisite: str
+    concept: str
+    weight: float
+    def __init__(self, prerequisite: _Optional[str] = ..., concept: _Optional[str] = ..., weight: _Optional[float] = ...) -> None: ...
+
+class GetMapRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ...) -> None: ...
+
+class GetMapReply(_message.Message):
+    __slots__ = ("nodes", "edges", "teaching_order", "cycles", "subject_readiness", "header")
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    TEACHING_ORDER_FIELD_NUMBER: _ClassVar[int]
+    CYCLES_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_READINESS_FIELD_NUMBER: _ClassVar[int]
+    HEADER_FIELD_NUMBER: _ClassVar[int]
+    nodes: _containers.RepeatedCompositeFieldContainer[ConceptNode]
+    edges: _containers.RepeatedCompositeFieldContainer[ConceptEdge]
+    teaching_order: _containers.RepeatedScalarFieldContainer[str]
+    cycles: _containers.RepeatedCompositeFieldContainer[ConceptCycle]
+    subject_readiness: float
+    header: str
+    def __init__(self, nodes: _Optional[_Iterable[_Union[ConceptNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[ConceptEdge, _Mapping]]] = ..., teaching_order: _Optional[_Iterable[str]] = ..., cycles: _Optional[_Iterable[_Union[ConceptCycle, _Mapping]]] = ..., subject_readiness: _Optional[float] = ..., header: _Optional[str] = ...) -> None: ...
+
+class ConceptCycle(_message.Message):
+    __slots__ = ("names",)
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TeachRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id", "text", "occurred_at")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    text: str
+    occurred_at: _timestamp_pb2.Timestamp
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., text: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TeachReply(_message.Message):
+    __slots__ = ("concept", "created", "note", "episode")
+    CONCEPT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    concept: str
+    created: bool
+    note: str
+    episode: Episode
+    def __init__(self, concept: _Optional[str] = ..., created: _Optional[bool] = ..., note: _Optional[str] = ..., episode: _Optional[_Union[Episode, _Mapping]] = ...) -> None: ...
+
+class RecordCheckRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id", "topic", "outcome", "evaluation", "predicted_mastery", "student_answer", "occurred_at", "client_key")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    EVALUATION_FIELD_NUMBER: _ClassVar[int]
+    PREDICTED_MASTERY_FIELD_NUMBER: _ClassVar[int]
+    STUDENT_ANSWER_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_KEY_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    topic: str
+    outcome: CheckOutcome
+    evaluation: str
+    predicted_mastery: float
+    student_answer: str
+    occurred_at: _timestamp_pb2.Timestamp
+    client_key: str
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., topic: _Optional[str] = ..., outcome: _Optional[_Union[CheckOutcome, str]] = ..., evaluation: _Optional[str] = ..., predicted_mastery: _Optional[float] = ..., student_answer: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., client_key: _Optional[str] = ...) -> None: ...
+
+class Belief(_message.Message):
+    __slots__ = ("belief_id", "concept", "claim", "confidence", "supporting_episode_ids", "created_at", "reason", "superseded_by", "needs_reconfirmation", "line", "evidence_at")
+    BELIEF_ID_FIELD_NUMBER: _ClassVar[int]
+    CONCEPT_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SUPPORTING_EPISODE_IDS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_BY_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_RECONFIRMATION_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_AT_FIELD_NUMBER: _ClassVar[int]
+    belief_id: int
+    concept: str
+    claim: Claim
+    confidence: float
+    supporting_episode_ids: _containers.RepeatedScalarFieldContainer[int]
+    created_at: _timestamp_pb2.Timestamp
+    reason: str
+    superseded_by: int
+    needs_reconfirmation: bool
+    line: str
+    evidence_at: _timestamp_pb2.Timestamp
+    def __init__(self, belief_id: _Optional[int] = ..., concept: _Optional[str] = ..., claim: _Optional[_Union[Claim, str]] = ..., confidence: _Optional[float] = ..., supporting_episode_ids: _Optional[_Iterable[int]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reason: _Optional[str] = ..., superseded_by: _Optional[int] = ..., needs_reconfirmation: _Optional[bool] = ..., line: _Optional[str] = ..., evidence_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RecordCheckReply(_message.Message):
+    __slots__ = ("episode", "routing", "concept", "belief", "duplicate")
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    ROUTING_FIELD_NUMBER: _ClassVar[int]
+    CONCEPT_FIELD_NUMBER: _ClassVar[int]
+    BELIEF_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    episode: Episode
+    routing: TopicRouting
+    concept: str
+    belief: Belief
+    duplicate: bool
+    def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ..., routing: _Optional[_Union[TopicRouting, str]] = ..., concept: _Optional[str] = ..., belief: _Optional[_Union[Belief, _Mapping]] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class GetBeliefHistoryRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id", "concept")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    CONCEPT_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    concept: str
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., concept: _Optional[str] = ...) -> None: ...
+
+class BeliefHistory(_message.Message):
+    __slots__ = ("concept", "rows", "changes")
+    CONCEPT_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    concept: str
+    rows: _containers.RepeatedCompositeFieldContainer[Belief]
+    changes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, concept: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[Belief, _Mapping]]] = ..., changes: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetBeliefHistoryReply(_message.Message):
+    __slots__ = ("histories",)
+    HISTORIES_FIELD_NUMBER: _ClassVar[int]
+    histories: _containers.RepeatedCompositeFieldContainer[BeliefHistory]
+    def __init__(self, histories: _Optional[_Iterable[_Union[BeliefHistory, _Mapping]]] = ...) -> None: ...
+
+class RederiveRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ...) -> None: ...
+
+class RederiveReply(_message.Message):
+    __slots__ = ("retired", "derived", "checks_replayed")
+    RETIRED_FIELD_NUMBER: _ClassVar[int]
+    DERIVED_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    retired: int
+    derived: int
+    checks_replayed: int
+    def __init__(self, retired: _Optional[int] = ..., derived: _Optional[int] = ..., checks_replayed: _Optional[int] = ...) -> None: ...
+
+class CalibrationBin(_message.Message):
+    __slots__ = ("lower", "upper", "count", "mean_predicted", "observed_right")
+    LOWER_FIELD_NUMBER: _ClassVar[int]
+    UPPER_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    MEAN_PREDICTED_FIELD_NUMBER: _ClassVar[int]
+    OBSERVED_RIGHT_FIELD_NUMBER: _ClassVar[int]
+    lower: float
+    upper: float
+    count: int
+    mean_predicted: float
+    observed_right: float
+    def __init__(self, lower: _Optional[float] = ..., upper: _Optional[float] = ..., count: _Optional[int] = ..., mean_predicted: _Optional[float] = ..., observed_right: _Optional[float] = ...) -> None: ...
+
+class Calibration(_message.Message):
+    __slots__ = ("checks_with_prediction", "bins", "expected_calibration_error", "calibrated", "statement")
+    CHECKS_WITH_PREDICTION_FIELD_NUMBER: _ClassVar[int]
+    BINS_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_CALIBRATION_ERROR_FIELD_NUMBER: _ClassVar[int]
+    CALIBRATED_FIELD_NUMBER: _ClassVar[int]
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    checks_with_prediction: int
+    bins: _containers.RepeatedCompositeFieldContainer[CalibrationBin]
+    expected_calibration_error: float
+    calibrated: bool
+    statement: str
+    def __init__(self, checks_with_prediction: _Optional[int] = ..., bins: _Optional[_Iterable[_Union[CalibrationBin, _Mapping]]] = ..., expected_calibration_error: _Optional[float] = ..., calibrated: _Optional[bool] = ..., statement: _Optional[str] = ...) -> None: ...
+
+class GetReportRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ...) -> None: ...
+
+class GetReportReply(_message.Message):
+    __slots__ = ("beliefs", "checks", "checks_right", "checks_wrong", "checks_linked", "unanswered", "calibration", "working_set", "lines", "text")
+    BELIEFS_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_RIGHT_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_WRONG_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_LINKED_FIELD_NUMBER: _ClassVar[int]
+    UNANSWERED_FIELD_NUMBER: _ClassVar[int]
+    CALIBRATION_FIELD_NUMBER: _ClassVar[int]
+    WORKING_SET_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    beliefs: _containers.RepeatedCompositeFieldContainer[Belief]
+    checks: int
+    checks_right: int
+    checks_wrong: int
+    checks_linked: int
+    unanswered: _containers.RepeatedCompositeFieldContainer[Episode]
+    calibration: Calibration
+    working_set: _containers.RepeatedScalarFieldContainer[str]
+    lines: _containers.RepeatedScalarFieldContainer[str]
+    text: str
+    def __init__(self, beliefs: _Optional[_Iterable[_Union[Belief, _Mapping]]] = ..., checks: _Optional[int] = ..., checks_right: _Optional[int] = ..., checks_wrong: _Optional[int] = ..., checks_linked: _Optional[int] = ..., unanswered: _Optional[_Iterable[_Union[Episode, _Mapping]]] = ..., calibration: _Optional[_Union[Calibration, _Mapping]] = ..., working_set: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ...) -> None: ...
+
+class ConsolidateRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id", "now", "window_hours", "citation_batch")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    NOW_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_HOURS_FIELD_NUMBER: _ClassVar[int]
+    CITATION_BATCH_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    now: _timestamp_pb2.Timestamp
+    window_hours: int
+    citation_batch: int
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., window_hours: _Optional[int] = ..., citation_batch: _Optional[int] = ...) -> None: ...
+
+class ConsolidateReply(_message.Message):
+    __slots__ = ("chains_active", "consolidation_episodes", "beliefs_decayed", "citations_verified", "citations_changed", "chains_already_done")
+    CHAINS_ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    CONSOLIDATION_EPISODES_FIELD_NUMBER: _ClassVar[int]
+    BELIEFS_DECAYED_FIELD_NUMBER: _ClassVar[int]
+    CITATIONS_VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    CITATIONS_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    CHAINS_ALREADY_DONE_FIELD_NUMBER: _ClassVar[int]
+    chains_active: int
+    consolidation_episodes: int
+    beliefs_decayed: int
+    citations_verified: int
+    citations_changed: int
+    chains_already_done: int
+    def __init__(self, chains_active: _Optional[int] = ..., consolidation_episodes: _Optional[int] = ..., beliefs_decayed: _Optional[int] = ..., citations_verified: _Optional[int] = ..., citations_changed: _Optional[int] = ..., chains_already_done: _Optional[int] = ...) -> None: ...

@@ -69,6 +69,51 @@ class MemoryStub:
                 request_serializer=tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerRequest.SerializeToString,
                 response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerReply.FromString,
                 _registered_method=True)
+        self.IngestFile = channel.unary_unary(
+                '/tutor_memory.v1.Memory/IngestFile',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.IngestFileRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.IngestFileReply.FromString,
+                _registered_method=True)
+        self.SearchPassages = channel.unary_unary(
+                '/tutor_memory.v1.Memory/SearchPassages',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.SearchPassagesRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.SearchPassagesReply.FromString,
+                _registered_method=True)
+        self.GetMap = channel.unary_unary(
+                '/tutor_memory.v1.Memory/GetMap',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.GetMapRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.GetMapReply.FromString,
+                _registered_method=True)
+        self.Teach = channel.unary_unary(
+                '/tutor_memory.v1.Memory/Teach',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.TeachRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.TeachReply.FromString,
+                _registered_method=True)
+        self.RecordCheck = channel.unary_unary(
+                '/tutor_memory.v1.Memory/RecordCheck',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.RecordCheckRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.RecordCheckReply.FromString,
+                _registered_method=True)
+        self.GetBeliefHistory = channel.unary_unary(
+                '/tutor_memory.v1.Memory/GetBeliefHistory',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.GetBeliefHistoryRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.GetBeliefHistoryReply.FromString,
+                _registered_method=True)
+        self.Rederive = channel.unary_unary(
+                '/tutor_memory.v1.Memory/Rederive',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.RederiveRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.RederiveReply.FromString,
+                _registered_method=True)
+        self.GetReport = channel.unary_unary(
+                '/tutor_memory.v1.Memory/GetReport',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.GetReportRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.GetReportReply.FromString,
+                _registered_method=True)
+        self.Consolidate = channel.unary_unary(
+                '/tutor_memory.v1.Memory/Consolidate',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.ConsolidateRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.ConsolidateReply.FromString,
+                _registered_method=True)
 
 
 class MemoryServicer:
@@ -125,7 +170,86 @@ class MemoryServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AnnotateAnswer(self, request, context):
-        """Saves, against an answer episode, which block and memories were shown for that turn (R7.2).
+        """Saves, against an answer episode, which block and memories were shown for that turn (R7.2),
+        then traces the answer to the file passages and those memories and saves its grounding (R7.3).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def IngestFile(self, request, context):
+        """---- The concept map (SPEC R3, R4) ----
+
+        Stores one file (PDF, Markdown or plain text) for the chain: its passages are kept and
+        embedded, its concepts extracted (by the caller's model, sent in `concepts`, or by the
+        built-in offline extractor), validated and merged into the map, and a `file` episode written.
+        The same bytes again change nothing; new bytes under the same file_id are a new version.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SearchPassages(self, request, context):
+        """The file passages nearest to a query (current file versions only), best first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMap(self, request, context):
+        """The whole map of one chain: concepts, prerequisite links, readiness, centrality,
+        provenance and the teaching order.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Teach(self, request, context):
+        """A person tells the map something ("remember that ..."): a teaching note on the concept it
+        names, or a new concept at the taught level; writes a `taught` episode. AppendEpisode of a
+        question or statement that teaches does the same.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordCheck(self, request, context):
+        """---- Beliefs, reports and the nightly cycle (SPEC R5, R7, R8) ----
+
+        Records a check of the student's understanding: writes a `check` episode, routes its topic
+        to a concept and, when it routes, derives a new belief about the student.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBeliefHistory(self, request, context):
+        """Every belief row of the chain (or of one concept), oldest first, with what superseded what
+        and why.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Rederive(self, request, context):
+        """Retires every current belief (rows are kept) and replays the recorded checks under today's
+        rules. No episode is touched.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetReport(self, request, context):
+        """What the memory holds about the student, in numbers and sentences that never invent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Consolidate(self, request, context):
+        """The nightly cycle for the caller's tenant (one chain, one student or all its chains):
+        consolidation episodes, belief decay, calibration, citation checks. Deterministic and
+        idempotent for the same window.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -168,6 +292,51 @@ def add_MemoryServicer_to_server(servicer, server):
                     servicer.AnnotateAnswer,
                     request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerRequest.FromString,
                     response_serializer=tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerReply.SerializeToString,
+            ),
+            'IngestFile': grpc.unary_unary_rpc_method_handler(
+                    servicer.IngestFile,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.IngestFileRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.IngestFileReply.SerializeToString,
+            ),
+            'SearchPassages': grpc.unary_unary_rpc_method_handler(
+                    servicer.SearchPassages,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.SearchPassagesRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.SearchPassagesReply.SerializeToString,
+            ),
+            'GetMap': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMap,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.GetMapRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.GetMapReply.SerializeToString,
+            ),
+            'Teach': grpc.unary_unary_rpc_method_handler(
+                    servicer.Teach,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.TeachRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.TeachReply.SerializeToString,
+            ),
+            'RecordCheck': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordCheck,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.RecordCheckRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.RecordCheckReply.SerializeToString,
+            ),
+            'GetBeliefHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBeliefHistory,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.GetBeliefHistoryRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.GetBeliefHistoryReply.SerializeToString,
+            ),
+            'Rederive': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rederive,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.RederiveRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.RederiveReply.SerializeToString,
+            ),
+            'GetReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetReport,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.GetReportRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.GetReportReply.SerializeToString,
+            ),
+            'Consolidate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Consolidate,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.ConsolidateRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.ConsolidateReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -359,6 +528,249 @@ class Memory:
             '/tutor_memory.v1.Memory/AnnotateAnswer',
             tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerRequest.SerializeToString,
             tutor__memory_dot_v1_dot_memory__pb2.AnnotateAnswerReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def IngestFile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/IngestFile',
+            tutor__memory_dot_v1_dot_memory__pb2.IngestFileRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.IngestFileReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SearchPassages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/SearchPassages',
+            tutor__memory_dot_v1_dot_memory__pb2.SearchPassagesRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.SearchPassagesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMap(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/GetMap',
+            tutor__memory_dot_v1_dot_memory__pb2.GetMapRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.GetMapReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Teach(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/Teach',
+            tutor__memory_dot_v1_dot_memory__pb2.TeachRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.TeachReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordCheck(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/RecordCheck',
+            tutor__memory_dot_v1_dot_memory__pb2.RecordCheckRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.RecordCheckReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBeliefHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/GetBeliefHistory',
+            tutor__memory_dot_v1_dot_memory__pb2.GetBeliefHistoryRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.GetBeliefHistoryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rederive(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/Rederive',
+            tutor__memory_dot_v1_dot_memory__pb2.RederiveRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.RederiveReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/GetReport',
+            tutor__memory_dot_v1_dot_memory__pb2.GetReportRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.GetReportReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Consolidate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/Consolidate',
+            tutor__memory_dot_v1_dot_memory__pb2.ConsolidateRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.ConsolidateReply.FromString,
             options,
             channel_credentials,
             insecure,
