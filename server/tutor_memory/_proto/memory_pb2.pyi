@@ -553,6 +553,26 @@ class IngestFileReply(_message.Message):
     map_concepts: int
     def __init__(self, file_id: _Optional[str] = ..., version: _Optional[int] = ..., fingerprint: _Optional[str] = ..., unchanged: _Optional[bool] = ..., pages: _Optional[int] = ..., passages: _Optional[int] = ..., extractor: _Optional[str] = ..., concepts: _Optional[_Iterable[str]] = ..., rejected: _Optional[_Iterable[_Union[RejectedConcept, _Mapping]]] = ..., episode: _Optional[_Union[Episode, _Mapping]] = ..., map_concepts: _Optional[int] = ...) -> None: ...
 
+class RemoveFileRequest(_message.Message):
+    __slots__ = ("student_id", "subject_id", "file_id", "occurred_at")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    subject_id: str
+    file_id: str
+    occurred_at: _timestamp_pb2.Timestamp
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., file_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RemoveFileReply(_message.Message):
+    __slots__ = ("episode", "map_concepts")
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    MAP_CONCEPTS_FIELD_NUMBER: _ClassVar[int]
+    episode: Episode
+    map_concepts: int
+    def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ..., map_concepts: _Optional[int] = ...) -> None: ...
+
 class PassageRef(_message.Message):
     __slots__ = ("file_id", "version", "page")
     FILE_ID_FIELD_NUMBER: _ClassVar[int]

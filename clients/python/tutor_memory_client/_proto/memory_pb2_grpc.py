@@ -74,6 +74,11 @@ class MemoryStub:
                 request_serializer=tutor__memory_dot_v1_dot_memory__pb2.IngestFileRequest.SerializeToString,
                 response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.IngestFileReply.FromString,
                 _registered_method=True)
+        self.RemoveFile = channel.unary_unary(
+                '/tutor_memory.v1.Memory/RemoveFile',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.RemoveFileRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.RemoveFileReply.FromString,
+                _registered_method=True)
         self.SearchPassages = channel.unary_unary(
                 '/tutor_memory.v1.Memory/SearchPassages',
                 request_serializer=tutor__memory_dot_v1_dot_memory__pb2.SearchPassagesRequest.SerializeToString,
@@ -189,6 +194,14 @@ class MemoryServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RemoveFile(self, request, context):
+        """Marks a file as removed: it stays known for citation checks (which then say "removed"), its
+        concepts leave the map, and a `file` episode records the removal.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def SearchPassages(self, request, context):
         """The file passages nearest to a query (current file versions only), best first.
         """
@@ -297,6 +310,11 @@ def add_MemoryServicer_to_server(servicer, server):
                     servicer.IngestFile,
                     request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.IngestFileRequest.FromString,
                     response_serializer=tutor__memory_dot_v1_dot_memory__pb2.IngestFileReply.SerializeToString,
+            ),
+            'RemoveFile': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveFile,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.RemoveFileRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.RemoveFileReply.SerializeToString,
             ),
             'SearchPassages': grpc.unary_unary_rpc_method_handler(
                     servicer.SearchPassages,
@@ -555,6 +573,33 @@ class Memory:
             '/tutor_memory.v1.Memory/IngestFile',
             tutor__memory_dot_v1_dot_memory__pb2.IngestFileRequest.SerializeToString,
             tutor__memory_dot_v1_dot_memory__pb2.IngestFileReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveFile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/RemoveFile',
+            tutor__memory_dot_v1_dot_memory__pb2.RemoveFileRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.RemoveFileReply.FromString,
             options,
             channel_credentials,
             insecure,
