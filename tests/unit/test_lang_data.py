@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
+from importlib import resources
 
 import pytest
 
@@ -17,6 +19,43 @@ def _key(text: str) -> str:
     return " ".join(words(text))
 
 
+# Phrase fields added for the concept map, teaching and check topics (SPEC R3, R4, R5.5).
+CONCEPT_PHRASE_FIELDS = (
+    "section_headings",
+    "section_heading_openers",
+    "definition_links",
+    "naming_links",
+    "prerequisite_cues",
+    "list_conjunctions",
+    "question_openers",
+    "lead_ins",
+    "teach_triggers",
+    "consider_triggers",
+    "consider_links",
+    "teach_framings",
+    "naming_verbs",
+    "question_words",
+    "asking_verbs",
+    "pronouns",
+    "fillers",
+)
+
+# Fields every language must fill (articles, connectors, plural data may rightly be empty).
+REQUIRED_CONCEPT_FIELDS = (*CONCEPT_PHRASE_FIELDS, "section_labels", "number_words")
+
+# Fields whose entries are single words.
+SINGLE_WORD_FIELDS = (
+    "articles",
+    "article_prefixes",
+    "section_labels",
+    "number_words",
+    "name_connectors",
+    "plural_exceptions",
+)
+
+SPOKEN_FIELDS = ("question_words", "asking_verbs", "pronouns", "fillers")
+
+
 def _phrase_fields(data: LanguageData) -> dict[str, tuple[str, ...]]:
     fields = {
         "month_prepositions": data.month_prepositions,
@@ -25,6 +64,7 @@ def _phrase_fields(data: LanguageData) -> dict[str, tuple[str, ...]]:
         "narration_markers": data.narration_markers,
         "time_false_friends": data.time_false_friends,
     }
+    fields.update({f: getattr(data, f) for f in CONCEPT_PHRASE_FIELDS})
     fields.update({f"relative.{k}": v for k, v in data.relative.items()})
     fields.update({f"month {i + 1}": names for i, names in enumerate(data.months)})
     return fields
@@ -196,3 +236,84 @@ def test_normalise_is_idempotent_on_the_language_data(code: str) -> None:
 def test_malformed_phrases_are_refused(bad: str) -> None:
     with pytest.raises(ValueError, match="phrase"):
         compile_phrase(bad)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_language_fills_the_concept_map_teaching_and_topic_lists(code: str) -> None:
+    data = lang.load(code)
+    assert [f for f in REQUIRED_CONCEPT_FIELDS if not getattr(data, f)] == []
+
+
+def test_articles_stand_alone_in_latin_script_and_glue_on_in_arabic() -> None:
+    assert all(lang.load(c).articles for c in LANGUAGES if c != "ar")
+    assert lang.load("ar").articles == ()
+    assert {"ال", "وال", "لل"} <= set(lang.load("ar").article_prefixes)
+    assert [c for c in LANGUAGES if c != "ar" and lang.load(c).article_prefixes] == []
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_single_word_fields_hold_single_words(code: str) -> None:
+    data = lang.load(code)
+    for field in SINGLE_WORD_FIELDS:
+        for entry in getattr(data, field):
+            assert len(words(entry)) == 1, f"{code}.{field}: {entry!r}"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_teach_triggers_have_no_wildcards(code: str) -> None:
+    triggers = lang.load(code).teach_triggers
+    assert [
+        t for t in triggers if not all(isinstance(i, str) for i in compile_phrase(t).items)
+    ] == []
+
+
+def test_spoken_markers_are_never_an_article_or_a_name_connector_of_any_language() -> None:
+    function_words = {_key(w) for d in lang.all_languages() for w in d.articles + d.name_connectors}
+    clashes = {
+        (d.code, field, entry)
+        for d in lang.all_languages()
+        for field in SPOKEN_FIELDS
+        for entry in getattr(d, field)
+        if _key(entry) in function_words
+    }
+    assert clashes == set()
+
+
+def test_a_plural_ending_folds_the_same_way_in_every_file_that_lists_it() -> None:
+    folds: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    for data in lang.all_languages():
+        for rule in data.plural_rules:
+            folds[_key(rule.ending)].add((_key(rule.replacement), rule.min_stem))
+    assert {ending: f for ending, f in folds.items() if len(f) > 1} == {}
+
+
+def test_irregular_plurals_map_to_singulars_that_are_not_listed_plurals() -> None:
+    irregular = {
+        _key(p): _key(s) for d in lang.all_languages() for p, s in d.plural_irregulars.items()
+    }
+    assert irregular
+    assert set(irregular.values()).isdisjoint(irregular)
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ({"ending": "s", "replacement": ""}, "keys"),
+        ({"ending": "", "replacement": "", "min_stem": 3, "unless": []}, "'ending'"),
+        ({"ending": "s", "replacement": "", "min_stem": 0, "unless": []}, "'min_stem'"),
+    ],
+)
+def test_malformed_plural_rule_is_refused_with_its_file_and_position(
+    rule: dict[str, object], message: str
+) -> None:
+    raw = json.loads(resources.files(lang).joinpath("en.json").read_text(encoding="utf-8"))
+    raw["plural_rules"] = [rule]
+    with pytest.raises(ValueError, match=rf"en\.json: plural rule 1.*{message}"):
+        lang._parse("en", raw)
+
+
+def test_a_missing_concept_field_is_refused_by_name() -> None:
+    raw = json.loads(resources.files(lang).joinpath("it.json").read_text(encoding="utf-8"))
+    del raw["teach_triggers"]
+    with pytest.raises(ValueError, match=r"it\.json: 'teach_triggers'"):
+        lang._parse("it", raw)

@@ -1,1 +1,1 @@
-"""Course files: reading PDF, Markdown and plain text into pages, and cutting pages into passages."""
+"""Course files: PDF, Markdown and plain text read into pages, and pages cut into passages."""

@@ -1,4 +1,4 @@
-"""Word lists of the languages students write in (SPEC R2.5, R2.6, R6.3): one JSON file each.
+"""Word lists of the languages students write in (SPEC R2.5, R3, R4, R5.5, R6.3): one file each.
 
 Code never holds a word of any language; it reads these files. Each `<code>.json` holds one object:
 
@@ -34,9 +34,81 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
 - `stop_words`: 100-250 of the language's most common function words and question words, already
   normalised (as `tutor_memory.recall.text.normalise` leaves them).
 
+Concept names (SPEC R3.2, R3.3; `tutor_memory.conceptmap.canonical`, `.headings`):
+
+- `articles`: standalone articles ("the", "il", "l'", "los", "des", "die", "os"). One at the start
+  of a concept name is dropped from its canonical key. Single words.
+- `article_prefixes`: articles glued to the next word (Arabic ال, and the clitic + article forms
+  وال, بال, كال, فال, لل). Stripped from every word of a canonical key while at least
+  `MIN_LETTERS_AFTER_ARTICLE_PREFIX` letters remain (see `conceptmap.canonical`).
+- `possessive_suffixes`: possessive endings glued with an apostrophe ("'s": "Newton's law" keys as
+  "newton law").
+- `plural_rules`: endings that plural words of the language take, each an object
+  `{"ending", "replacement", "min_stem", "unless"}`: a word ending in `ending`, with at least
+  `min_stem` letters before it and not ending in any of `unless`, folds to stem + `replacement`.
+  Rules apply to every Latin-script word whatever its language (a name's language is not known), so
+  a rule belongs here only if it never makes two different words of *any* language equal; see
+  `tutor_memory.conceptmap.canonical` for the exact list and what is deliberately not folded.
+- `plural_exceptions`: words no rule may fold, because the folded form is a different word
+  ("species" would meet "specie", "odds" would meet "odd").
+- `plural_irregulars`: an object mapping irregular plurals to their singular ("children": "child").
+
+Section headings (SPEC R3.2; `tutor_memory.conceptmap.headings`):
+
+- `section_headings`: a file's furniture ("Introduction", "Common mistakes", "Esercizi"). A concept
+  name equal to one (compared by canonical key, numbering ignored) is rejected.
+- `section_heading_openers`: how furniture headings that name their topic begin ("introduction to",
+  "esercizi sulla"); a name that starts with one and goes on is rejected too.
+- `section_labels`: words that, followed by a number, refer to a part of a file ("chapter",
+  "Kapitel", "الفصل"): "Chapter 3", "Section 2.1". Single words.
+- `number_words`: numbers written as words after a label ("Part Two", "الفصل الثالث"). Single words.
+
+The offline extractor (SPEC R3.1, R5.1; `tutor_memory.conceptmap.extract`):
+
+- `definition_links`: what joins a term to its definition, term first ("is a", "è un", "es una",
+  "هو"). When the last word is an article, the definition starts with it. A link word written with
+  an accent matches only with that accent (Italian "è" 'is' against "e" 'and', Portuguese "é").
+- `naming_links`: what introduces a term after its description ("is called", "si chiama", "يسمى").
+- `prerequisite_cues`: what introduces the prerequisites of a concept ("requires", "presuppone");
+  longer forms ("requires an understanding of") take precedence, so the prerequisite named after
+  them is the concept itself.
+- `name_connectors`: function words allowed inside a name ("of", "di", "de", "von": "ciclo di
+  Krebs"). An article is allowed inside a name only right after one ("theory of the firm").
+- `list_conjunctions`: words that separate the items of a list ("and", "e", "y", "und").
+
+Teaching and questions (SPEC R4; `tutor_memory.conceptmap.teach`):
+
+- `question_openers`: words that open a question at the start of a sentence: question words that
+  cannot start a statement, and the verb-first forms of an inverted question ("is", "can you",
+  "est-ce que", "hat", "هل"). Question words that also start statements ("when", Spanish "como",
+  Italian "quando") appear only in unambiguous combinations, or not at all.
+- `lead_ins`: discourse words allowed before a teaching trigger or a question opener ("ok", "so",
+  "allora", "bueno", "by the way").
+- `teach_triggers`: phrases that start an explicit teaching sentence ("remember that", "ricorda
+  che", "souviens-toi que", "تذكر أن"); the note is what follows. Without wildcards: a gap would let
+  "remember what that means" teach.
+- `consider_triggers`, `consider_links`: "consider X as Y" in pieces: the verb and the word that
+  follows X ("consider" … "as", "considera" … "come"). Any trigger pairs with any link of its file.
+- `teach_framings`: framing at the start of a note that is not its subject ("in our class", "qui",
+  "في صفنا").
+- `naming_verbs`: how a teacher introduces the class's own term ("we call", "chiamiamo", "نسمي");
+  what follows is the subject.
+
+Spoken expression (SPEC R5.5; `tutor_memory.beliefs.spoken`): a check topic containing one of these
+is the student's own words, not a subject term.
+
+- `question_words`: question words anywhere in the topic ("what", "perché", "ماذا").
+- `asking_verbs`: asking and explaining verbs, imperative as students type them ("explain",
+  "spiegami", "explícame", "اشرح").
+- `pronouns`: first- and second-person pronouns; phrases where the bare word is also an article or a
+  preposition elsewhere (English "I" is Italian "i": "i am", "i don't").
+- `fillers`: discourse fillers and politeness ("ok", "bueno", "allora", "يعني").
+  None of these four may list a word that is an article of any language (a test checks it).
+
 Phrases are written in the syntax documented in `tutor_memory.recall.text` (words, with `*` / `**`
 wildcards for the words a recap or question may put in between); `month_prepositions`, `year_links`
-and month names are plain words, without wildcards.
+and month names are plain words, without wildcards. Lists may be empty where a language has no such
+words (Arabic has no standalone articles; Italian plural folding is not safe).
 """
 
 from __future__ import annotations
@@ -78,7 +150,43 @@ _STRING_LIST_FIELDS = (
     "marker_vetoes",
     "time_false_friends",
     "stop_words",
+    "articles",
+    "article_prefixes",
+    "possessive_suffixes",
+    "plural_exceptions",
+    "section_headings",
+    "section_heading_openers",
+    "section_labels",
+    "number_words",
+    "definition_links",
+    "naming_links",
+    "prerequisite_cues",
+    "name_connectors",
+    "list_conjunctions",
+    "question_openers",
+    "lead_ins",
+    "teach_triggers",
+    "consider_triggers",
+    "consider_links",
+    "teach_framings",
+    "naming_verbs",
+    "question_words",
+    "asking_verbs",
+    "pronouns",
+    "fillers",
 )
+
+_PLURAL_RULE_KEYS = frozenset({"ending", "replacement", "min_stem", "unless"})
+
+
+@dataclass(frozen=True, slots=True)
+class PluralRule:
+    """One entry of `plural_rules` (see the module docstring)."""
+
+    ending: str
+    replacement: str
+    min_stem: int
+    unless: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +209,60 @@ class LanguageData:
     marker_vetoes: tuple[str, ...]
     time_false_friends: tuple[str, ...]
     stop_words: tuple[str, ...]
+    articles: tuple[str, ...]
+    article_prefixes: tuple[str, ...]
+    possessive_suffixes: tuple[str, ...]
+    plural_rules: tuple[PluralRule, ...]
+    plural_exceptions: tuple[str, ...]
+    plural_irregulars: Mapping[str, str]
+    section_headings: tuple[str, ...]
+    section_heading_openers: tuple[str, ...]
+    section_labels: tuple[str, ...]
+    number_words: tuple[str, ...]
+    definition_links: tuple[str, ...]
+    naming_links: tuple[str, ...]
+    prerequisite_cues: tuple[str, ...]
+    name_connectors: tuple[str, ...]
+    list_conjunctions: tuple[str, ...]
+    question_openers: tuple[str, ...]
+    lead_ins: tuple[str, ...]
+    teach_triggers: tuple[str, ...]
+    consider_triggers: tuple[str, ...]
+    consider_links: tuple[str, ...]
+    teach_framings: tuple[str, ...]
+    naming_verbs: tuple[str, ...]
+    question_words: tuple[str, ...]
+    asking_verbs: tuple[str, ...]
+    pronouns: tuple[str, ...]
+    fillers: tuple[str, ...]
 
 
 def _strings(where: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValueError(f"{where} must be a list of non-empty strings")
     return tuple(value)
+
+
+def _plural_rule(where: str, value: Any) -> PluralRule:
+    if not isinstance(value, dict) or set(value) != _PLURAL_RULE_KEYS:
+        raise ValueError(f"{where} must be an object with the keys {sorted(_PLURAL_RULE_KEYS)}")
+    ending, replacement, min_stem = value["ending"], value["replacement"], value["min_stem"]
+    if not isinstance(ending, str) or not ending.strip() or not isinstance(replacement, str):
+        raise ValueError(f"{where}: 'ending' must be a non-empty string, 'replacement' a string")
+    if not isinstance(min_stem, int) or isinstance(min_stem, bool) or min_stem < 1:
+        raise ValueError(f"{where}: 'min_stem' must be a positive integer")
+    return PluralRule(
+        ending, replacement, min_stem, _strings(f"{where}: 'unless'", value["unless"])
+    )
+
+
+def _irregulars(where: str, value: Any) -> Mapping[str, str]:
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and k.strip() and isinstance(v, str) and v.strip()
+        for k, v in value.items()
+    ):
+        raise ValueError(f"{where} must map non-empty strings to non-empty strings")
+    return MappingProxyType(dict(value))
 
 
 def _parse(code: str, raw: Any) -> LanguageData:
@@ -122,12 +278,21 @@ def _parse(code: str, raw: Any) -> LanguageData:
     if not isinstance(relative, dict) or set(relative) != set(RELATIVE_KEYS):
         raise ValueError(f"{where}: 'relative' must have exactly the keys {RELATIVE_KEYS}")
     lists = {f: _strings(f"{where}: '{f}'", raw.get(f)) for f in _STRING_LIST_FIELDS}
+    rules = raw.get("plural_rules")
+    if not isinstance(rules, list):
+        raise ValueError(f"{where}: 'plural_rules' must be a list")
     return LanguageData(
         code=code,
         name=raw["name"],
         months=tuple(_strings(f"{where}: month {i + 1}", m) for i, m in enumerate(months)),
         relative=MappingProxyType(
             {k: _strings(f"{where}: relative '{k}'", relative[k]) for k in RELATIVE_KEYS}
+        ),
+        plural_rules=tuple(
+            _plural_rule(f"{where}: plural rule {i + 1}", r) for i, r in enumerate(rules)
+        ),
+        plural_irregulars=_irregulars(
+            f"{where}: 'plural_irregulars'", raw.get("plural_irregulars")
         ),
         **lists,
     )

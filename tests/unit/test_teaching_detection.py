@@ -1,0 +1,197 @@
+"""Only explicit triggers teach, questions never do, and a taught topic is short (SPEC R4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutor_memory.conceptmap.teach import MAX_TOPIC_WORDS, Teaching, detect_teaching, is_question
+
+TEACHING = [
+    (
+        "Remember that in our class we call the mitochondria the powerhouse of the cell.",
+        "in our class we call the mitochondria the powerhouse of the cell",
+        "mitochondria",
+    ),
+    (
+        "Ok so remember that the cell membrane is selectively permeable",
+        "the cell membrane is selectively permeable",
+        "cell membrane",
+    ),
+    ("Consider enzymes as catalysts.", "enzymes as catalysts", "enzymes"),
+    (
+        "Remember that in class we say that osmosis is passive.",
+        "in class we say that osmosis is passive",
+        "osmosis",
+    ),
+    (
+        "Ricorda che nella nostra classe chiamiamo i mitocondri la centrale energetica della "
+        "cellula.",
+        "nella nostra classe chiamiamo i mitocondri la centrale energetica della cellula",
+        "mitocondri",
+    ),
+    (
+        "Allora, ricordati che la membrana cellulare è selettiva.",
+        "la membrana cellulare è selettiva",
+        "membrana cellulare",
+    ),
+    ("Considera gli enzimi come catalizzatori", "gli enzimi come catalizzatori", "enzimi"),
+    (
+        "Recuerda que en nuestra clase llamamos a las mitocondrias la central energética de la "
+        "célula.",
+        "en nuestra clase llamamos a las mitocondrias la central energética de la célula",
+        "mitocondrias",
+    ),
+    ("Bueno, recuerda que la ósmosis es pasiva.", "la ósmosis es pasiva", "ósmosis"),
+    ("Considera las enzimas como catalizadores.", "las enzimas como catalizadores", "enzimas"),
+    (
+        "تذكر أن في صفنا نسمي الميتوكوندريا محطة الطاقة في الخلية",
+        "في صفنا نسمي الميتوكوندريا محطة الطاقة في الخلية",
+        "الميتوكوندريا",
+    ),
+    ("تذكّر أن الخلية هي وحدة الحياة.", "الخلية هي وحدة الحياة", "الخلية"),
+    ("وتذكر أن الانتشار لا يحتاج طاقة", "الانتشار لا يحتاج طاقة", "الانتشار"),
+    ("اعتبر الإنزيمات على أنها محفزات", "الإنزيمات على أنها محفزات", "الإنزيمات"),
+    (
+        "Souviens-toi que dans notre classe on appelle les mitochondries la centrale de la "
+        "cellule.",
+        "dans notre classe on appelle les mitochondries la centrale de la cellule",
+        "mitochondries",
+    ),
+    ("Rappelle-toi que l'osmose est passive.", "l'osmose est passive", "osmose"),
+    (
+        "Denk daran, dass wir in unserer Klasse die Mitochondrien das Kraftwerk der Zelle nennen.",
+        "wir in unserer Klasse die Mitochondrien das Kraftwerk der Zelle nennen",
+        "Mitochondrien",
+    ),
+    ("Merk dir: Enzyme sind Katalysatoren.", "Enzyme sind Katalysatoren", "Enzyme"),
+    (
+        "Lembre-se de que na nossa turma chamamos as mitocôndrias de usina da célula.",
+        "na nossa turma chamamos as mitocôndrias de usina da célula",
+        "mitocôndrias",
+    ),
+    ("Lembre que a osmose é passiva.", "a osmose é passiva", "osmose"),
+]
+
+
+@pytest.mark.parametrize(("text", "note", "topic"), TEACHING)
+def test_an_explicit_trigger_teaches_its_note_under_a_short_topic(
+    text: str, note: str, topic: str
+) -> None:
+    assert detect_teaching(text) == Teaching(note=note, topic=topic)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you remember that osmosis is passive?",
+        "Remember that osmosis is passive?",
+        "do you remember that the mitochondria make energy",
+        "Can you remember that for me",
+        "¿Recuerdas que las mitocondrias producen energía?",
+        "¿Recuerda que la ósmosis es pasiva?",
+        "Ti ricordi che la mitosi ha quattro fasi?",
+        "Ricorda che la mitosi ha quattro fasi?",
+        "هل تذكر أن الخلية هي وحدة الحياة",
+        "تذكر أن الخلية هي وحدة الحياة؟",
+        "Tu te souviens que l'osmose est passive ?",
+    ],
+)
+def test_questions_never_teach_even_with_a_trigger_inside(text: str) -> None:
+    assert is_question(text)
+    assert detect_teaching(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't remember that.",
+        "Note that osmosis is passive.",
+        "Remember to bring the book.",
+        "Explain osmosis to me.",
+        "Non ricordo che cosa sia la mitosi.",
+        "Nota che la mitosi ha quattro fasi.",
+        "No recuerdo que es la ósmosis.",
+        "أنا لا أتذكر الدرس",
+        "Consider the following example.",
+        "",
+    ],
+)
+def test_statements_without_an_explicit_trigger_at_a_clause_start_do_not_teach(text: str) -> None:
+    assert detect_teaching(text) is None
+
+
+def test_a_question_after_a_teaching_sentence_leaves_the_teaching_alone() -> None:
+    text = "Remember that osmosis is passive. Got it?"
+    assert is_question(text)
+    assert detect_teaching(text) == Teaching(note="osmosis is passive", topic="osmosis")
+
+
+def test_a_trigger_may_start_a_later_clause_after_a_lead_in() -> None:
+    taught = detect_teaching("I know it's hard, but remember that diffusion is passive.")
+    assert taught == Teaching(note="diffusion is passive", topic="diffusion")
+
+
+def test_the_topic_is_at_most_a_few_words_never_the_sentence() -> None:
+    for text, _, _ in TEACHING:
+        taught = detect_teaching(text)
+        assert taught is not None
+        assert len(taught.topic.split()) <= MAX_TOPIC_WORDS
+        assert taught.topic != taught.note
+    long_subject = detect_teaching(
+        "Remember that the Krebs cycle of the mitochondrial matrix of liver cells is aerobic."
+    )
+    assert long_subject is not None
+    assert long_subject.topic == "Krebs cycle"
+
+
+def test_with_no_name_in_the_subject_the_topic_is_the_first_name_after_it() -> None:
+    assert detect_teaching("Remember that it is the mitochondria that make ATP.") == Teaching(
+        note="it is the mitochondria that make ATP", topic="mitochondria"
+    )
+    assert detect_teaching("Ricorda che è la membrana a decidere.") == Teaching(
+        note="è la membrana a decidere", topic="membrana"
+    )
+
+
+def test_a_note_with_nothing_to_name_does_not_teach() -> None:
+    assert detect_teaching("Remember that it is so.") is None
+    assert detect_teaching("Remember that.") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is osmosis",
+        "why do cells divide",
+        "Is osmosis passive",
+        "So how does diffusion work",
+        "Cosa sono i mitocondri",
+        "Perché la cellula si divide",
+        "Qué es la ósmosis",
+        "Por qué las células se dividen",
+        "ما هي الخلية",
+        "هل الانتشار يحتاج طاقة",
+        "Qu'est-ce que l'osmose",
+        "Was ist Osmose",
+        "O que é a osmose",
+        "Is it true?",
+    ],
+)
+def test_a_question_word_or_inverted_verb_makes_a_question(text: str) -> None:
+    assert is_question(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Osmosis is passive.",
+        "Explain osmosis to me.",
+        "Remember that osmosis is passive.",
+        "When the cell divides, the nucleus splits.",
+        "La mitosi ha quattro fasi.",
+        "Como dijimos, la célula se divide.",
+        "الخلية هي وحدة الحياة",
+    ],
+)
+def test_statements_are_not_questions(text: str) -> None:
+    assert not is_question(text)
