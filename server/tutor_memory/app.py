@@ -16,14 +16,23 @@ from grpc_reflection.v1alpha import reflection
 from tutor_memory._proto import memory_pb2 as pb
 from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.auth import DEV_TENANT, TokenBook
+from tutor_memory.beliefs.keeper import BeliefKeeper
+from tutor_memory.conceptmap.state import ChainMap, MapCache
+from tutor_memory.conceptmap.teaching import Teacher
 from tutor_memory.config import BLOCK_THREADS, ServerConfig, is_loopback
 from tutor_memory.embed import Embedder, UseOnnxEmbedder
+from tutor_memory.episodes import ChainKey
+from tutor_memory.files.ingest import FileIngest
+from tutor_memory.honesty.answers import AnswerTracer
+from tutor_memory.honesty.reports import Reporter
 from tutor_memory.index import VectorIndex
 from tutor_memory.ledger import Ledger
 from tutor_memory.model_fetch import MODEL_FILE_NAME, default_model_dir
+from tutor_memory.nightly.cycle import NightlyCycle
 from tutor_memory.recall.engine import BlockBuilder
-from tutor_memory.service import MemoryServicer
+from tutor_memory.service import MemoryServicer, Parts
 from tutor_memory.signing import ServerKey
+from tutor_memory.store.records import BeliefRow
 from tutor_memory.store.sqlite import SqliteLedgerStore
 from tutor_memory.tokens import load_counter
 
@@ -52,6 +61,21 @@ class App:
         self.block_pool.shutdown(wait=True)
         self.blocks.close()
         self.ledger.close()
+
+
+class StoreSources:
+    """What the block builder reads besides the episode log: current beliefs from the store,
+    the map from its cache."""
+
+    def __init__(self, store: SqliteLedgerStore, maps: MapCache) -> None:
+        self._store = store
+        self._maps = maps
+
+    def beliefs(self, chain: ChainKey) -> list[BeliefRow]:
+        return self._store.current_beliefs(chain)
+
+    def chain_map(self, chain: ChainKey) -> ChainMap:
+        return self._maps.get(chain)
 
 
 def load_embedder(config: ServerConfig) -> Embedder:
@@ -95,7 +119,10 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
     key = ServerKey.load_or_create(config.data_dir)
     ledger = Ledger(store, embedder, VectorIndex(embedder.dim), key, counter)
     loaded, episodes = ledger.rebuild_caches()
-    blocks = BlockBuilder(store, embedder, ledger.index, ledger.tables, counter)
+    maps = MapCache(store, embedder)
+    blocks = BlockBuilder(
+        store, embedder, ledger.index, ledger.tables, counter, StoreSources(store, maps)
+    )
     block_pool = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
     stale = store.count_vectors_of_other_models(embedder.model_id)
     if stale:
@@ -109,7 +136,23 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
         ("grpc.max_send_message_length", config.max_message_bytes),
     ]
     server = grpc.aio.server(options=options)
-    servicer = MemoryServicer(ledger, tokens, blocks, block_pool, config.block_cap_seconds)
+    beliefs = BeliefKeeper(ledger, maps)
+    servicer = MemoryServicer(
+        Parts(
+            ledger=ledger,
+            tokens=tokens,
+            blocks=blocks,
+            block_pool=block_pool,
+            block_cap_seconds=config.block_cap_seconds,
+            maps=maps,
+            files=FileIngest(ledger, embedder, maps),
+            teacher=Teacher(ledger, maps),
+            beliefs=beliefs,
+            reporter=Reporter(ledger, maps),
+            nightly=NightlyCycle(ledger, maps),
+            tracer=AnswerTracer(ledger),
+        )
+    )
     pb_grpc.add_MemoryServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

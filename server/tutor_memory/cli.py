@@ -1,4 +1,4 @@
-"""`tutor-memory serve | fetch-model | verify | token new`."""
+"""`tutor-memory serve | fetch-model | verify | token new | ingest | consolidate`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tutor_memory import logs
+from tutor_memory import cli_ops, logs
 from tutor_memory.auth import new_token, token_sha256
 from tutor_memory.config import (
     DEFAULT_BLOCK_CAP_SECONDS,
@@ -61,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     token_new = token_sub.add_parser("new", help="make a token and print its tokens-file entry")
     token_new.add_argument("--tenant", required=True)
     token_new.add_argument("--name", help="label shown in logs")
+    cli_ops.add_commands(sub)
     return parser
 
 
@@ -76,6 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _verify(args.data)
     if args.command == "token":
         return _token_new(args.tenant, args.name)
+    if args.command == "ingest":
+        return cli_ops.ingest(args)
+    if args.command == "consolidate":
+        return cli_ops.consolidate(args)
     raise AssertionError(args.command)
 
 

@@ -236,7 +236,9 @@ def block_to_proto(block: Block, *, budget_tokens: int, tokenizer: str) -> pb.Bu
     reply = pb.BuildBlockReply(
         text=block.text,
         sections=[
-            pb.BlockSection(title=s.title, lines=s.lines, episode_ids=s.episode_ids)
+            pb.BlockSection(
+                title=s.title, lines=s.lines, episode_ids=s.episode_ids, concepts=s.concepts
+            )
             for s in block.sections
         ],
         memories=[

@@ -27,7 +27,13 @@ from tutor_memory.errors import DeadlineExceeded, FailedPrecondition, InvalidArg
 from tutor_memory.index import VectorIndex
 from tutor_memory.recall.chain_table import RecallFacts, RecallTables, recall_facts, recall_row
 from tutor_memory.signing import ServerKey, SignedCheckpoint
-from tutor_memory.store.base import AppendOutcome, AppendStatus, LedgerStore, PreparedEpisode
+from tutor_memory.store.base import (
+    AppendOutcome,
+    AppendStatus,
+    LedgerStore,
+    PreparedEpisode,
+    StoreWriter,
+)
 from tutor_memory.tokens import TokenCounter
 
 # Annotation kind for the memories shown to the tutor for the turn an answer closes (R7.2).
@@ -104,7 +110,7 @@ class Ledger:
 
     # -- writes --------------------------------------------------------------------------------
 
-    def _prepare(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
+    def prepare(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
         vectors = self.embedder.embed([ep.embedding_text() for ep in episodes])
         facts = recall_facts(episodes, self.counter)
         return PreparedBatch(
@@ -114,7 +120,7 @@ class Ledger:
 
     async def embed(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
         """Embeds and derives recall facts on an embed thread."""
-        return await self._run(self._embedders, functools.partial(self._prepare, episodes))
+        return await self._run(self._embedders, functools.partial(self.prepare, episodes))
 
     async def write(
         self, prepared: PreparedBatch, *, deadline: float | None = None
@@ -150,6 +156,47 @@ class Ledger:
             self.tables.add(
                 chain, (recall_row(outcomes[i].episode, prepared.facts[i]) for i in rows)
             )
+
+    async def write_with(
+        self,
+        prepared: PreparedBatch,
+        then: Callable[[StoreWriter, list[AppendOutcome]], T],
+        *,
+        deadline: float | None = None,
+    ) -> tuple[list[AppendOutcome], T]:
+        """Commits the items and whatever `then` writes beside them (a file version, a belief)
+        in ONE transaction, on the writer thread; `then` sees the outcomes, so it can refer to
+        the new episodes' ids. Caches are updated after the commit."""
+        if deadline is not None and asyncio.get_running_loop().time() > deadline:
+            raise DeadlineExceeded("the deadline passed before the write; nothing was written")
+
+        def commit() -> tuple[list[AppendOutcome], T]:
+            with self.store.writing() as w:
+                outcomes = w.append(
+                    prepared.items, model_id=self.embedder.model_id, recorded_at_us=now_us()
+                )
+                result = then(w, outcomes)
+            self._index_inserted(prepared, outcomes)
+            return outcomes, result
+
+        return await self._run(self._writer, commit)
+
+    async def in_transaction(self, fn: Callable[[StoreWriter], T]) -> T:
+        """Runs `fn` in one write transaction on the writer thread (writes without episodes)."""
+
+        def commit() -> T:
+            with self.store.writing() as w:
+                return fn(w)
+
+        return await self._run(self._writer, commit)
+
+    async def read(self, fn: Callable[[], T]) -> T:
+        """Runs a blocking read on the reader pool."""
+        return await self._run(self._readers, fn)
+
+    async def on_embed_thread(self, fn: Callable[[], T]) -> T:
+        """Runs embedding-heavy work (file passages, concept names) on the embed pool."""
+        return await self._run(self._embedders, fn)
 
     async def append(self, episode: NewEpisode, *, deadline: float | None = None) -> AppendOutcome:
         prepared = await self.embed([episode])

@@ -1,16 +1,14 @@
-"""The gRPC servicer: authentication, proto <-> domain conversion, and the one map from domain
-errors to status codes. The work itself is done by the ledger."""
+"""The gRPC servicer of the episode ledger and the memory block: proto <-> domain conversion;
+the work itself is done by the ledger and the block builder. Other parts of the service live in
+service_map.py and service_beliefs.py; what every handler shares, in rpc_common.py."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import logging
-import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import Executor
-from typing import Any, TypeVar
+from dataclasses import dataclass
 
 import grpc
 
@@ -18,24 +16,27 @@ from tutor_memory import convert
 from tutor_memory._proto import memory_pb2 as pb
 from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.auth import Caller, TokenBook
+from tutor_memory.beliefs.keeper import BeliefKeeper
 from tutor_memory.clock import now_us
-from tutor_memory.episodes import NewEpisode
+from tutor_memory.conceptmap.state import MapCache
+from tutor_memory.conceptmap.teaching import Teacher
+from tutor_memory.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.errors import (
     AlreadyExists,
     DeadlineExceeded,
-    FailedPrecondition,
     InvalidArgument,
-    NotFound,
-    PermissionDenied,
     ResourceExhausted,
-    TutorMemoryError,
-    Unauthenticated,
 )
+from tutor_memory.files.ingest import FileIngest
+from tutor_memory.honesty.answers import AnswerTracer
+from tutor_memory.honesty.reports import Reporter
 from tutor_memory.ledger import EMBED_THREADS, CheckpointStatus, Ledger, PreparedBatch
+from tutor_memory.nightly.cycle import NightlyCycle
 from tutor_memory.recall.engine import BlockBuilder
+from tutor_memory.rpc_common import deadline_of, rpc
+from tutor_memory.service_beliefs import BeliefRpcs
+from tutor_memory.service_map import MapRpcs
 from tutor_memory.store.base import AppendOutcome, AppendStatus
-
-log = logging.getLogger("tutor_memory.rpc")
 
 # Items of one IngestEpisodes stream embedded and committed together. Large enough to amortise a
 # transaction and an embedding batch, small enough to keep every core busy: one chunk per embed
@@ -45,17 +46,6 @@ INGEST_CHUNK = 256
 # as several calls.
 MAX_BATCH_ITEMS = 100_000
 
-_STATUS: dict[type[TutorMemoryError], grpc.StatusCode] = {
-    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
-    NotFound: grpc.StatusCode.NOT_FOUND,
-    AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,
-    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
-    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
-    ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    DeadlineExceeded: grpc.StatusCode.DEADLINE_EXCEEDED,
-    FailedPrecondition: grpc.StatusCode.FAILED_PRECONDITION,
-}
-
 _CHECKPOINT_STATUS = {
     CheckpointStatus.HOLDS: pb.CHECKPOINT_STATUS_HOLDS,
     CheckpointStatus.BAD_SIGNATURE: pb.CHECKPOINT_STATUS_BAD_SIGNATURE,
@@ -63,53 +53,11 @@ _CHECKPOINT_STATUS = {
     CheckpointStatus.TRUNCATED: pb.CHECKPOINT_STATUS_TRUNCATED,
 }
 
-Req = TypeVar("Req")
-Rep = TypeVar("Rep")
-Handler = Callable[[Any, Req, grpc.aio.ServicerContext, Caller], Awaitable[Rep]]
-
-
-def rpc(fn: Handler[Req, Rep]) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Rep]]:
-    """Authenticates the caller, maps domain errors to status codes, logs one line per call."""
-
-    @functools.wraps(fn)
-    async def wrapper(self: MemoryServicer, request: Req, context: grpc.aio.ServicerContext) -> Rep:
-        started = time.perf_counter()
-        code = grpc.StatusCode.OK
-        caller: Caller | None = None
-        try:
-            caller = self.tokens.authenticate(context.invocation_metadata() or ())
-            return await fn(self, request, context, caller)
-        except TutorMemoryError as exc:
-            code = _STATUS[type(exc)]
-            await context.abort(code, str(exc))
-            raise  # unreachable: abort raises
-        except asyncio.CancelledError:
-            code = grpc.StatusCode.CANCELLED
-            raise
-        except grpc.aio.AbortError:
-            raise
-        except Exception:
-            code = grpc.StatusCode.INTERNAL
-            log.exception("internal error", extra={"rpc": fn.__name__})
-            await context.abort(code, "internal error; the server log has the details")
-            raise
-        finally:
-            log.info(
-                "rpc",
-                extra={
-                    "rpc": fn.__name__,
-                    "code": code.name,
-                    "tenant": caller.tenant if caller else None,
-                    "ms": round((time.perf_counter() - started) * 1000, 3),
-                },
-            )
-
-    return wrapper
-
-
-def _deadline(context: grpc.aio.ServicerContext) -> float | None:
-    remaining = context.time_remaining()
-    return None if remaining is None else asyncio.get_running_loop().time() + remaining
+GROUNDING_TO_PROTO = {
+    "answered": pb.GROUNDING_ANSWERED,
+    "partial": pb.GROUNDING_PARTIAL,
+    "impossible": pb.GROUNDING_IMPOSSIBLE,
+}
 
 
 def _item_result(index: int, outcome: AppendOutcome) -> pb.IngestItemResult:
@@ -133,20 +81,38 @@ def _item_result(index: int, outcome: AppendOutcome) -> pb.IngestItemResult:
     )
 
 
-class MemoryServicer(pb_grpc.MemoryServicer):
-    def __init__(
-        self,
-        ledger: Ledger,
-        tokens: TokenBook,
-        blocks: BlockBuilder,
-        block_pool: Executor,
-        block_cap_seconds: float,
-    ) -> None:
-        self.ledger = ledger
-        self.tokens = tokens
-        self.blocks = blocks
-        self.block_pool = block_pool
-        self.block_cap_seconds = block_cap_seconds
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """Everything the servicer delegates to."""
+
+    ledger: Ledger
+    tokens: TokenBook
+    blocks: BlockBuilder
+    block_pool: Executor
+    block_cap_seconds: float
+    maps: MapCache
+    files: FileIngest
+    teacher: Teacher
+    beliefs: BeliefKeeper
+    reporter: Reporter
+    nightly: NightlyCycle
+    tracer: AnswerTracer
+
+
+class MemoryServicer(MapRpcs, BeliefRpcs, pb_grpc.MemoryServicer):
+    def __init__(self, parts: Parts) -> None:
+        self.ledger = parts.ledger
+        self.tokens = parts.tokens
+        self.blocks = parts.blocks
+        self.block_pool = parts.block_pool
+        self.block_cap_seconds = parts.block_cap_seconds
+        self.maps = parts.maps
+        self.files = parts.files
+        self.teacher = parts.teacher
+        self.beliefs = parts.beliefs
+        self.reporter = parts.reporter
+        self.nightly = parts.nightly
+        self.tracer = parts.tracer
 
     @rpc
     async def AppendEpisode(
@@ -155,7 +121,22 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         episode = convert.new_episode_from_proto(
             request.episode, tenant=caller.tenant, now_us=now_us(), client_key_required=False
         )
-        outcome = await self.ledger.append(episode, deadline=_deadline(context))
+        if episode.kind is Kind.CHECK:
+            # A check appended as a plain episode changes beliefs exactly as RecordCheck does.
+            outcome = (await self.beliefs.append_check(episode)).outcome
+        else:
+            outcome = await self.ledger.append(episode, deadline=deadline_of(context))
+        if outcome.status is AppendStatus.INSERTED and episode.kind is Kind.QUESTION:
+            # The student's message may teach the map (R4): "remember that ...".
+            teaching = self.teacher.teaching_in(episode.text or episode.summary)
+            if teaching is not None:
+                await self.teacher.record(
+                    episode.chain,
+                    episode.text or episode.summary,
+                    teaching,
+                    episode.occurred_at_us,
+                    episode.occurred_at_given,
+                )
         if outcome.status is AppendStatus.CONFLICT:
             raise AlreadyExists(outcome.reason)
         return pb.AppendEpisodeReply(
@@ -176,12 +157,20 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         # in stream order, so a chain's episodes take their seq in the order they were sent.
         embedding: deque[tuple[list[int], asyncio.Task[PreparedBatch]]] = deque()
         writing: asyncio.Task[None] | None = None
-        deadline = _deadline(context)
+        deadline = deadline_of(context)
         count = 0
+
+        # Chains that received checks: their beliefs are brought up to date after the stream.
+        checked: set[ChainKey] = set()
 
         async def write(indices: list[int], prepared: PreparedBatch) -> None:
             outcomes = await self.ledger.write(prepared, deadline=deadline)
             results.extend(_item_result(i, o) for i, o in zip(indices, outcomes, strict=True))
+            checked.update(
+                o.episode.chain
+                for o in outcomes
+                if o.status is AppendStatus.INSERTED and o.episode.kind is Kind.CHECK
+            )
 
         async def write_oldest() -> None:
             nonlocal writing
@@ -232,6 +221,8 @@ class MemoryServicer(pb_grpc.MemoryServicer):
                 await write_oldest()
             if writing is not None:
                 await writing
+            for chain in sorted(checked, key=lambda c: (c.student, c.subject)):
+                await self.beliefs.refresh(chain)
         finally:
             for _, task in embedding:
                 task.cancel()
@@ -334,10 +325,24 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         chain = convert.chain_of(caller.tenant, request.student_id, request.subject_id)
         if not request.block_id:
             raise InvalidArgument("block_id", "required: the BuildBlockReply.block_id of the turn")
-        annotation_id = await self.ledger.annotate_shown_memories(
+        done = await self.tracer.annotate(
             chain, request.answer_episode_id, request.block_id, list(request.memory_ids)
         )
-        return pb.AnnotateAnswerReply(annotation_id=annotation_id)
+        return pb.AnnotateAnswerReply(
+            annotation_id=done.annotation_id,
+            grounding=GROUNDING_TO_PROTO[done.grounding.status],
+            sentences=[
+                pb.SentenceTrace(
+                    sentence=t.sentence,
+                    passages=[
+                        pb.PassageRef(file_id=f, version=v, page=p) for f, v, p in t.passages
+                    ],
+                    episode_ids=list(t.episode_ids),
+                    labels=list(t.labels),
+                )
+                for t in done.grounding.sentences
+            ],
+        )
 
 
 def _ingest_reply(results: Sequence[pb.IngestItemResult]) -> pb.IngestEpisodesReply:

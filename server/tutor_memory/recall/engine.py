@@ -23,9 +23,11 @@ from tutor_memory import _core
 from tutor_memory.embed import Embedder
 from tutor_memory.episodes import ChainKey, Kind
 from tutor_memory.errors import InvalidArgument
+from tutor_memory.honesty.citations import BLOCK_NOTE
 from tutor_memory.index import VectorIndex
 from tutor_memory.recall import render, scoring
 from tutor_memory.recall.chain_table import KIND_CODES, ChainTable, RecallTables, Snapshot
+from tutor_memory.recall.extras import BELIEFS_TITLE, BlockSources, Extras, compose_extras
 from tutor_memory.recall.record_mode import is_record_question
 from tutor_memory.recall.text import normalise, stop_words, words
 from tutor_memory.recall.timewindow import TimeWindow, parse_time_window
@@ -47,6 +49,8 @@ DISTINCTIVE_MAX_SHARE = 0.05
 DISTINCTIVE_MIN_COUNT = 25
 # Most memories one block shows.
 MAX_MEMORIES = 40
+# Frames whose token count is remembered (see BlockBuilder._overhead).
+FRAME_CACHE_SIZE = 4096
 # WINDOW mode: the last this many conversation turns.
 WINDOW_TURNS = 20
 # Kinds that are the conversation itself (WINDOW mode, and kept in record mode: R6.4).
@@ -88,6 +92,8 @@ class Section:
     episode_ids: tuple[int, ...] = ()
     # A section whose lines stand alone (the record line, how to use) prints no heading.
     headed: bool = True
+    # Concepts the section's lines are about (map and belief sections), in line order.
+    concepts: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -129,8 +135,10 @@ class BlockBuilder:
         index: VectorIndex,
         tables: RecallTables,
         counter: TokenCounter,
+        sources: BlockSources | None = None,
     ) -> None:
         self.store = store
+        self.sources = sources
         self.embedder = embedder
         self.index = index
         self.tables = tables
@@ -138,7 +146,8 @@ class BlockBuilder:
         # The query is embedded on its own thread while this one searches the text (onnxruntime
         # releases the GIL), so the two costs overlap instead of adding up.
         self._embedding = ThreadPoolExecutor(1, thread_name_prefix="query-embed")
-        # Token counts of the block's frame (everything but the memories), by frame text.
+        # Token counts of the block's frame (everything but the memories), by frame text;
+        # bounded, since beliefs and map lines make frames vary with the query.
         self._frame_tokens: dict[str, int] = {}
 
     def close(self) -> None:
@@ -149,7 +158,7 @@ class BlockBuilder:
         clock = _Clock()
         tz = zone(req.time_zone)
         if req.mode is Mode.NONE:
-            block = self._compose(req, [], record=False, window=None, no_record=False)
+            block = self._compose(req, [], Extras(), record=False, window=None, no_record=False)
             clock.lap("compose")
             block.timings = clock.timings
             return block
@@ -170,6 +179,14 @@ class BlockBuilder:
         )
         clock.lap("parse")
 
+        extras = Extras()
+        if req.mode is Mode.FULL and self.sources is not None and snap is not None:
+            query_vector = embedding.result()[0] if embedding is not None else None
+            extras = compose_extras(
+                self.sources, req.chain, req.query, query_vector, req.budget_tokens, self.counter
+            )
+            clock.lap("beliefs_and_map")
+
         shown: list[ShownMemory] = []
         no_record = False
         if snap is not None and len(snap):
@@ -187,23 +204,35 @@ class BlockBuilder:
                     scores = np.empty(0, np.float32)
                 else:
                     assert table is not None
-                    overhead = self._overhead(req, record, window)
+                    overhead = self._overhead(req, extras, record, window)
                     positions, counts, scores = self._rank(
                         req, table, snap, window, in_window, record, overhead, clock, embedding
                     )
             assert table is not None
-            shown = self._fetch_and_render(req, table, snap, window, positions, counts, scores, tz)
+            shown = self._fetch_and_render(
+                req, table, snap, window, positions, counts, scores, tz, extras
+            )
             clock.lap("fetch")
         elif window is not None:
             no_record = True
 
-        block = self._compose(req, shown, record=record, window=window, no_record=no_record)
+        block = self._compose(req, shown, extras, record=record, window=window, no_record=no_record)
         # The packer counted each line with the widest date and no repeat suffix; the whole block
-        # is counted here, and the lowest-ranked memories leave until it fits.
-        while block.tokens_used > req.budget_tokens and shown:
-            lowest = min(range(len(shown)), key=lambda i: shown[i].score)
-            shown = shown[:lowest] + shown[lowest + 1 :]
-            block = self._compose(req, shown, record=record, window=window, no_record=no_record)
+        # is counted here, and the lowest-ranked memories leave until it fits, then the last map
+        # lines, then the last beliefs.
+        while block.tokens_used > req.budget_tokens:
+            if shown:
+                lowest = min(range(len(shown)), key=lambda i: shown[i].score)
+                shown = shown[:lowest] + shown[lowest + 1 :]
+            elif extras.map_lines:
+                extras = extras.without_map_line()
+            elif extras.belief_lines:
+                extras = extras.without_belief_line()
+            else:
+                break
+            block = self._compose(
+                req, shown, extras, record=record, window=window, no_record=no_record
+            )
         if block.tokens_used > req.budget_tokens:
             block = _empty_block(req, record, window, no_record)
         clock.lap("compose")
@@ -312,6 +341,7 @@ class BlockBuilder:
         counts: npt.NDArray[np.uint32],
         scores: npt.NDArray[np.float32],
         tz: ZoneInfo,
+        extras: Extras,
     ) -> list[ShownMemory]:
         ids = snap.ids[positions]
         rows = self.store.memory_rows(req.chain, ids.tolist())
@@ -324,16 +354,24 @@ class BlockBuilder:
             line = render.memory_line(
                 ep.kind, ep.summary, render.format_date(ep.occurred_at_us, tz), len(repeated)
             )
+            if _cites_changed_file(ep, extras.fingerprints):
+                line = f"{line} {BLOCK_NOTE}"
             shown.append(ShownMemory(ep, len(repeated), repeated, float(score), line))
         # Earlier work reads oldest first (the design document's block).
         shown.sort(key=lambda m: (m.episode.occurred_at_us, m.episode.seq))
         return shown
 
-    def _overhead(self, req: BlockRequest, record: bool, window: TimeWindow | None) -> int:
+    def _overhead(
+        self, req: BlockRequest, extras: Extras, record: bool, window: TimeWindow | None
+    ) -> int:
         """Tokens of the block without memories, which the memories' budget must leave room for."""
-        frame = self._compose(req, [], record=record, window=window, no_record=False, count=False)
+        frame = self._compose(
+            req, [], extras, record=record, window=window, no_record=False, count=False
+        )
         tokens = self._frame_tokens.get(frame.text)
         if tokens is None:
+            if len(self._frame_tokens) >= FRAME_CACHE_SIZE:
+                self._frame_tokens.clear()
             tokens = self._frame_tokens[frame.text] = self.counter.count(frame.text)
         return tokens
 
@@ -341,6 +379,7 @@ class BlockBuilder:
         self,
         req: BlockRequest,
         shown: list[ShownMemory],
+        extras: Extras,
         *,
         record: bool,
         window: TimeWindow | None,
@@ -348,9 +387,21 @@ class BlockBuilder:
         count: bool = True,
     ) -> Block:
         sections: list[Section] = []
+        map_section = (
+            Section(extras.map_header.rstrip(":"), extras.map_lines, concepts=extras.map_concepts)
+            if extras.map_lines
+            else None
+        )
         if req.mode is not Mode.NONE:
             if record:
                 sections.append(Section(render.RECORD_TITLE, (render.RECORD_LINE,), headed=False))
+            elif map_section is not None:
+                # An ordinary question: the material first (R6.3).
+                sections.append(map_section)
+            if extras.belief_lines:
+                sections.append(
+                    Section(BELIEFS_TITLE, extras.belief_lines, concepts=extras.belief_concepts)
+                )
             if no_record and window is not None:
                 lines: tuple[str, ...] = (render.no_record_line(window.label),)
             elif shown:
@@ -359,6 +410,9 @@ class BlockBuilder:
                 lines = (render.NOTHING_YET,)
             ids = tuple(m.episode.episode_id for m in shown)
             sections.append(Section(render.EARLIER_WORK_TITLE, lines, ids))
+            if record and map_section is not None:
+                # A question about the student's own record: the map comes last (R6.3).
+                sections.append(map_section)
             sections.append(Section(render.HOW_TO_USE_TITLE, (render.HOW_TO_USE,), headed=False))
         text = _text(sections)
         return Block(
@@ -371,6 +425,15 @@ class BlockBuilder:
             window=window,
             no_record=no_record,
         )
+
+
+def _cites_changed_file(row: MemoryRow, fingerprints: dict[str, str] | None) -> bool:
+    """Whether a file the memory cites has been replaced or removed since (R7.4): a lookup of
+    the recorded fingerprints against the chain's current ones. A file this chain never received
+    cannot be judged, and gets no note."""
+    if not fingerprints or not row.cited:
+        return False
+    return any(f in fingerprints and fingerprints[f] != h for f, h in row.cited)
 
 
 def _text(sections: list[Section]) -> str:

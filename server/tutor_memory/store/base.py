@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -18,6 +19,14 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.store.records import (
+    BeliefRow,
+    Consolidation,
+    FileVersion,
+    NewBelief,
+    NewFileVersion,
+    StoredPassage,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +70,8 @@ class MemoryRow:
     kind: Kind
     summary: str
     occurred_at_us: int
+    # (file_id, fingerprint) of every file the episode cites, for the citation note (R7.4).
+    cited: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +83,55 @@ class Annotation:
     created_at_us: int
 
 
+class StoreWriter(Protocol):
+    """Writes inside one transaction (`LedgerStore.writing()`): all of them commit, or none."""
+
+    def append(
+        self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
+    ) -> list[AppendOutcome]: ...
+
+    def annotate(
+        self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
+    ) -> int: ...
+
+    def add_file_version(
+        self,
+        chain: ChainKey,
+        row: NewFileVersion,
+        *,
+        episode_id: int,
+        model_id: str,
+        ingested_at_us: int,
+    ) -> int: ...
+
+    def latest_file_version(self, chain: ChainKey, file_id: str) -> tuple[int, str] | None: ...
+
+    def add_belief(self, chain: ChainKey, belief: NewBelief, *, created_at_us: int) -> int: ...
+
+    def supersede_belief(self, chain: ChainKey, old_id: int, new_id: int) -> None: ...
+
+    def retire_current_beliefs(self, chain: ChainKey, at_us: int) -> int: ...
+
+    def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]: ...
+
+    def find_consolidation(
+        self, chain: ChainKey, start_us: int, end_us: int
+    ) -> Consolidation | None: ...
+
+    def add_consolidation(
+        self, chain: ChainKey, record: Consolidation, *, done_at_us: int
+    ) -> None: ...
+
+    def save_self_model(
+        self, chain: ChainKey, working_set: Sequence[str], calibration: str, *, at_us: int
+    ) -> None: ...
+
+
 class LedgerStore(Protocol):
+    def writing(self) -> AbstractContextManager[StoreWriter]:
+        """One write transaction, from the single writer thread."""
+        ...
+
     def append(
         self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
     ) -> list[AppendOutcome]:
@@ -130,5 +189,36 @@ class LedgerStore(Protocol):
     def annotations(
         self, chain: ChainKey, episode_id: int, kind: str | None = None
     ) -> list[Annotation]: ...
+
+    # -- beside the ledger: files, passages, beliefs, the nightly cycle ------------------------
+
+    def file_versions(
+        self, chain: ChainKey, dim: int, *, current_only: bool = True
+    ) -> list[FileVersion]:
+        """File versions in ingest order; by default each file's current one (removals
+        excluded). `dim` is the embedding width of the stored name vectors."""
+        ...
+
+    def latest_file_version(self, chain: ChainKey, file_id: str) -> tuple[int, str] | None: ...
+
+    def current_passages(
+        self, chain: ChainKey, model_id: str
+    ) -> tuple[list[StoredPassage], npt.NDArray[np.float32]]: ...
+
+    def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]: ...
+
+    def belief_rows(self, chain: ChainKey, concept_key: str | None = None) -> list[BeliefRow]: ...
+
+    def episodes_of_kind(self, chain: ChainKey, kinds: Sequence[Kind]) -> list[StoredEpisode]: ...
+
+    def find_consolidation(
+        self, chain: ChainKey, start_us: int, end_us: int
+    ) -> Consolidation | None: ...
+
+    def active_chains(self, start_us: int, end_us: int) -> list[ChainKey]:
+        """Chains with a non-consolidation episode that occurred in [start, end)."""
+        ...
+
+    def citation_batch(self, chain: ChainKey, kind: str, limit: int) -> list[int]: ...
 
     def close(self) -> None: ...

@@ -11,6 +11,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from tutor_memory.episodes import (
     StoredEpisode,
 )
 from tutor_memory.errors import NotFound
+from tutor_memory.store import sqlite_side as side
 from tutor_memory.store.base import (
     Annotation,
     AppendOutcome,
@@ -37,6 +39,14 @@ from tutor_memory.store.base import (
     PreparedEpisode,
 )
 from tutor_memory.store.migrate import migrate
+from tutor_memory.store.records import (
+    BeliefRow,
+    Consolidation,
+    FileVersion,
+    NewBelief,
+    NewFileVersion,
+    StoredPassage,
+)
 
 # How long a connection waits for another's lock before failing; only the offline CLI tools ever
 # share the file with a running server.
@@ -67,6 +77,10 @@ def _fts_term(chain_id: int, term: str) -> str:
 def _fts_phrase(chain_id: int, term: str) -> str:
     """A one-term FTS5 query; quoted, so no query text is ever read as FTS5 syntax."""
     return '"' + _fts_term(chain_id, term).replace('"', '""') + '"'
+
+
+def _cited(evidence_json: str) -> tuple[tuple[str, str], ...]:
+    return tuple(dict.fromkeys((f, h) for f, _page, h in json.loads(evidence_json)))
 
 
 def _row_to_episode(row: Sequence[Any]) -> StoredEpisode:
@@ -156,22 +170,27 @@ class SqliteLedgerStore:
 
     # -- writes --------------------------------------------------------------------------------
 
-    def append(
-        self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
-    ) -> list[AppendOutcome]:
+    @contextmanager
+    def writing(self) -> Iterator[SqliteWriter]:
+        """One write transaction: everything done through the writer commits together at the
+        end of the block, or nothing does."""
         with self._write_lock:
             conn = self._writer
             conn.execute("BEGIN IMMEDIATE")
+            writer = SqliteWriter(self, conn)
             try:
-                outcomes, new_chains = self._append_in_transaction(
-                    conn, items, model_id, recorded_at_us
-                )
+                yield writer
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            self._chain_ids.update(new_chains)
-            return outcomes
+            self._chain_ids.update(writer.new_chains)
+
+    def append(
+        self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
+    ) -> list[AppendOutcome]:
+        with self.writing() as w:
+            return w.append(items, model_id=model_id, recorded_at_us=recorded_at_us)
 
     def _append_in_transaction(
         self,
@@ -179,9 +198,10 @@ class SqliteLedgerStore:
         items: Sequence[PreparedEpisode],
         model_id: str,
         recorded_at_us: int,
+        known_new: dict[ChainKey, int],
     ) -> tuple[list[AppendOutcome], dict[ChainKey, int]]:
         heads: dict[int, tuple[int, bytes]] = {}
-        new_chains: dict[ChainKey, int] = {}
+        new_chains: dict[ChainKey, int] = dict(known_new)
         outcomes: list[AppendOutcome] = []
         for item in items:
             ep = item.episode
@@ -304,24 +324,34 @@ class SqliteLedgerStore:
     def annotate(
         self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
     ) -> int:
-        with self._write_lock:
-            conn = self._writer
-            chain_id = self._chain_id(conn, chain, create=False)
-            found = (
-                chain_id is not None
-                and conn.execute(
-                    "SELECT 1 FROM episodes WHERE episode_id = ? AND chain_id = ?",
-                    (episode_id, chain_id),
-                ).fetchone()
-            )
-            if not found:
-                raise NotFound(f"episode {episode_id} is not in this student's chain")
-            cur = conn.execute(
-                "INSERT INTO annotations (episode_id, kind, body, created_at) VALUES (?, ?, ?, ?)",
-                (episode_id, kind, body, created_at_us),
-            )
-            assert cur.lastrowid is not None
-            return cur.lastrowid
+        with self.writing() as w:
+            return w.annotate(chain, episode_id, kind, body, created_at_us=created_at_us)
+
+    def _annotate_in_transaction(
+        self,
+        conn: sqlite3.Connection,
+        chain: ChainKey,
+        episode_id: int,
+        kind: str,
+        body: str,
+        created_at_us: int,
+    ) -> int:
+        chain_id = self._chain_id(conn, chain, create=False)
+        found = (
+            chain_id is not None
+            and conn.execute(
+                "SELECT 1 FROM episodes WHERE episode_id = ? AND chain_id = ?",
+                (episode_id, chain_id),
+            ).fetchone()
+        )
+        if not found:
+            raise NotFound(f"episode {episode_id} is not in this student's chain")
+        cur = conn.execute(
+            "INSERT INTO annotations (episode_id, kind, body, created_at) VALUES (?, ?, ?, ?)",
+            (episode_id, kind, body, created_at_us),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -435,11 +465,16 @@ class SqliteLedgerStore:
         if chain_id is None or not ids:
             return {}
         rows = conn.execute(
-            "SELECT episode_id, seq, kind, summary, occurred_at FROM episodes "
+            "SELECT episode_id, seq, kind, summary, occurred_at, evidence FROM episodes "
             "WHERE episode_id IN (SELECT value FROM json_each(?)) AND +chain_id = ?",
             (json.dumps([int(i) for i in ids]), chain_id),
         ).fetchall()
-        return {r[0]: MemoryRow(r[0], r[1], Kind(r[2]), r[3], r[4]) for r in rows}
+        return {
+            r[0]: MemoryRow(
+                r[0], r[1], Kind(r[2]), r[3], r[4], _cited(r[5]) if r[5] != "[]" else ()
+            )
+            for r in rows
+        }
 
     def text_matches(
         self, chain: ChainKey, terms: Sequence[str], limit: int
@@ -478,3 +513,161 @@ class SqliteLedgerStore:
             args.append(kind)
         rows = conn.execute(sql + " ORDER BY a.annotation_id", args).fetchall()
         return [Annotation(*r) for r in rows]
+
+    # -- files, passages, beliefs, the nightly cycle -------------------------------------------
+
+    def _existing_chain_id(self, chain: ChainKey) -> int | None:
+        return self._chain_id(self._reader(), chain, create=False)
+
+    def file_versions(
+        self, chain: ChainKey, dim: int, *, current_only: bool = True
+    ) -> list[FileVersion]:
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return []
+        return side.file_versions(self._reader(), chain_id, dim, current_only=current_only)
+
+    def latest_file_version(self, chain: ChainKey, file_id: str) -> tuple[int, str] | None:
+        chain_id = self._existing_chain_id(chain)
+        return None if chain_id is None else side.latest_version(self._reader(), chain_id, file_id)
+
+    def current_passages(
+        self, chain: ChainKey, model_id: str
+    ) -> tuple[list[StoredPassage], npt.NDArray[np.float32]]:
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return [], np.empty((0, 0), np.float32)
+        return side.current_passages(self._reader(), chain_id, model_id)
+
+    def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
+        chain_id = self._existing_chain_id(chain)
+        return [] if chain_id is None else side.current_beliefs(self._reader(), chain_id)
+
+    def belief_rows(self, chain: ChainKey, concept_key: str | None = None) -> list[BeliefRow]:
+        chain_id = self._existing_chain_id(chain)
+        return [] if chain_id is None else side.belief_rows(self._reader(), chain_id, concept_key)
+
+    def episodes_of_kind(self, chain: ChainKey, kinds: Sequence[Kind]) -> list[StoredEpisode]:
+        """The chain's episodes of these kinds, in seq order."""
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return []
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? "
+            "AND e.kind IN (SELECT value FROM json_each(?)) ORDER BY e.seq",
+            (chain_id, json.dumps([k.value for k in kinds])),
+        ).fetchall()
+        return [_row_to_episode(r) for r in rows]
+
+    def find_consolidation(
+        self, chain: ChainKey, start_us: int, end_us: int
+    ) -> Consolidation | None:
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return None
+        return side.find_consolidation(self._reader(), chain_id, start_us, end_us)
+
+    def active_chains(self, start_us: int, end_us: int) -> list[ChainKey]:
+        conn = self._reader()
+        ids = side.active_chain_ids(conn, start_us, end_us)
+        rows = conn.execute(
+            "SELECT chain_id, tenant, student, subject FROM chains "
+            "WHERE chain_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        ).fetchall()
+        by_id = {r[0]: ChainKey(r[1], r[2], r[3]) for r in rows}
+        return [by_id[i] for i in ids]
+
+    def citation_batch(self, chain: ChainKey, kind: str, limit: int) -> list[int]:
+        """Episodes to verify next: never-checked first, then those checked longest ago."""
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return []
+        conn = self._reader()
+        batch = side.never_checked_citations(conn, chain_id, kind, limit)
+        if len(batch) < limit:
+            batch += side.oldest_checked_citations(conn, chain_id, kind, limit - len(batch))
+        return batch
+
+
+class SqliteWriter:
+    """Writes inside one transaction of `SqliteLedgerStore.writing()`."""
+
+    def __init__(self, store: SqliteLedgerStore, conn: sqlite3.Connection) -> None:
+        self._store = store
+        self._conn = conn
+        self.new_chains: dict[ChainKey, int] = {}
+
+    def _chain(self, chain: ChainKey) -> int:
+        chain_id = self.new_chains.get(chain) or self._store._chain_id(
+            self._conn, chain, create=True
+        )
+        assert chain_id is not None
+        if chain not in self._store._chain_ids:
+            self.new_chains[chain] = chain_id
+        return chain_id
+
+    def append(
+        self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
+    ) -> list[AppendOutcome]:
+        outcomes, new_chains = self._store._append_in_transaction(
+            self._conn, items, model_id, recorded_at_us, self.new_chains
+        )
+        self.new_chains.update(new_chains)
+        return outcomes
+
+    def annotate(
+        self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
+    ) -> int:
+        return self._store._annotate_in_transaction(
+            self._conn, chain, episode_id, kind, body, created_at_us
+        )
+
+    def add_file_version(
+        self,
+        chain: ChainKey,
+        row: NewFileVersion,
+        *,
+        episode_id: int,
+        model_id: str,
+        ingested_at_us: int,
+    ) -> int:
+        return side.insert_file_version(
+            self._conn,
+            self._chain(chain),
+            row,
+            episode_id=episode_id,
+            model_id=model_id,
+            ingested_at_us=ingested_at_us,
+        )
+
+    def latest_file_version(self, chain: ChainKey, file_id: str) -> tuple[int, str] | None:
+        """As the store's, but read inside this transaction (no race with another ingest)."""
+        return side.latest_version(self._conn, self._chain(chain), file_id)
+
+    def add_belief(self, chain: ChainKey, belief: NewBelief, *, created_at_us: int) -> int:
+        chain_id = self._chain(chain)
+        return side.insert_belief(self._conn, chain_id, belief, created_at_us=created_at_us)
+
+    def supersede_belief(self, chain: ChainKey, old_id: int, new_id: int) -> None:
+        side.supersede_belief(self._conn, self._chain(chain), old_id, new_id)
+
+    def retire_current_beliefs(self, chain: ChainKey, at_us: int) -> int:
+        return side.retire_current_beliefs(self._conn, self._chain(chain), at_us)
+
+    def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
+        return side.current_beliefs(self._conn, self._chain(chain))
+
+    def find_consolidation(
+        self, chain: ChainKey, start_us: int, end_us: int
+    ) -> Consolidation | None:
+        return side.find_consolidation(self._conn, self._chain(chain), start_us, end_us)
+
+    def add_consolidation(self, chain: ChainKey, record: Consolidation, *, done_at_us: int) -> None:
+        side.insert_consolidation(self._conn, self._chain(chain), record, done_at_us=done_at_us)
+
+    def save_self_model(
+        self, chain: ChainKey, working_set: Sequence[str], calibration: str, *, at_us: int
+    ) -> None:
+        side.save_self_model(self._conn, self._chain(chain), working_set, calibration, at_us=at_us)
