@@ -9,6 +9,7 @@ costs milliseconds for a course of a few hundred concepts, so nothing incrementa
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,6 +33,10 @@ from tutor_memory.store.base import LedgerStore
 ROUTE_SIMILARITY_MIN = 0.45
 # At most this many concepts a query is routed to by meaning (names it spells out always count).
 ROUTE_BY_MEANING_MAX = 3
+# Chains whose maps stay in memory. A map of a few hundred concepts takes a few hundred KiB (its
+# nodes, a name matcher and one 512-d vector per node); rebuilding an evicted one costs a few
+# milliseconds.
+MAP_CACHE_SIZE = 1_024
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,25 +91,36 @@ def confirmed_keys(checks: Sequence[StoredEpisode], matcher: NameMatcher) -> set
 
 
 class MapCache:
-    def __init__(self, store: LedgerStore, embedder: Embedder) -> None:
+    """The most recently used chains' maps; the rest are rebuilt on their next use, so memory
+    stays bounded however many chains a server holds (the nightly cycle touches them all)."""
+
+    def __init__(self, store: LedgerStore, embedder: Embedder, size: int = MAP_CACHE_SIZE) -> None:
         self._store = store
         self._embedder = embedder
-        self._maps: dict[ChainKey, ChainMap] = {}
+        self._size = size
+        self._maps: OrderedDict[ChainKey, ChainMap] = OrderedDict()
+        # Bumped by every invalidation, so a rebuild that raced one is not cached as current.
+        self._generation: dict[ChainKey, int] = {}
         self._lock = threading.Lock()
 
     def invalidate(self, chain: ChainKey) -> None:
         with self._lock:
             self._maps.pop(chain, None)
+            self._generation[chain] = self._generation.get(chain, 0) + 1
 
     def get(self, chain: ChainKey) -> ChainMap:
         with self._lock:
             cached = self._maps.get(chain)
-        if cached is not None:
-            return cached
+            if cached is not None:
+                self._maps.move_to_end(chain)
+                return cached
+            generation = self._generation.get(chain, 0)
         built = self._build(chain)
         with self._lock:
-            # A rebuild that raced an invalidation is still a correct map of what it read.
-            self._maps.setdefault(chain, built)
+            if self._generation.get(chain, 0) == generation:
+                self._maps[chain] = built
+                while len(self._maps) > self._size:
+                    self._maps.popitem(last=False)
         return built
 
     def _build(self, chain: ChainKey) -> ChainMap:
