@@ -9,8 +9,10 @@ from pathlib import Path
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_DATA_DIR = Path("data")
 # Largest request or reply message; a larger one is refused with RESOURCE_EXHAUSTED by gRPC.
-# Bounds what one call can make the server hold (an episode's text is at most 64 KiB).
-DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+# Bounds what one call can make the server hold (an episode's text is at most 64 KiB); set above
+# files.read.MAX_FILE_BYTES so that an IngestFile call up to that limit reaches the reader and an
+# oversized file gets its precise INVALID_ARGUMENT.
+DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 # Seconds that calls in flight get to finish on SIGTERM before they are cancelled.
 DEFAULT_GRACE_SECONDS = 10.0
 DATABASE_FILE_NAME = "tutor_memory.sqlite3"

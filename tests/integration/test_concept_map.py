@@ -359,3 +359,16 @@ async def test_a_removed_file_leaves_the_map(harness: Harness) -> None:
     nodes = by_key(await get_map(harness))
     assert canonical_key("Endosymbiosis") not in nodes
     assert "organelles.txt" not in {p.file_id for n in nodes.values() for p in n.provenance}
+
+
+async def test_an_oversized_file_is_invalid_argument_naming_the_limit(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tutor_memory.files import read
+
+    monkeypatch.setattr(read, "MAX_FILE_BYTES", 1_000)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await ingest(harness, "big.txt", "text/plain", b"Osmosis is water moving. " * 100)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "1000" in (err.value.details() or "").replace(",", "")
+    assert await harness.list_all() == []
