@@ -53,6 +53,13 @@ async def test_a_day_becomes_one_consolidation_episode_and_a_second_run_writes_n
     assert len(digests) == 1
     assert "2 checks (1 right, 1 wrong)" in digests[0].summary
 
+    report = await harness.stub.GetReport(
+        pb.GetReportRequest(student_id=STUDENT, subject_id=SUBJECT), metadata=A
+    )
+    assert "The nightly cycle last composed the working set and self-model on" in report.text
+    # Struggles first; an understanding last checked months before today comes next.
+    assert list(report.working_set) == ["Osmosis", "Diffusion"]
+
     again = await consolidate(harness, day + timedelta(days=1))
     assert again.consolidation_episodes == 0
     assert again.chains_already_done == 1
@@ -154,3 +161,4 @@ async def test_the_report_never_says_no_checks_when_checks_exist(harness: Harnes
         report.text
     )
     assert not report.calibration.calibrated
+    assert "The nightly cycle has not run for this student and subject yet." in report.text

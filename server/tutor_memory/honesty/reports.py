@@ -16,6 +16,7 @@ from tutor_memory.episodes import ChainKey, Kind, Outcome, StoredEpisode
 from tutor_memory.honesty.answers import GROUNDING_ANNOTATION
 from tutor_memory.ledger import Ledger
 from tutor_memory.nightly.report import ReportFacts, report_lines, working_set
+from tutor_memory.recall.render import DATE_FORMAT
 from tutor_memory.store.records import BeliefRow
 
 # Grounding statuses that make an answer's question one "the files could not answer".
@@ -105,6 +106,14 @@ class Reporter:
             working_set=tuple(work),
             map_concepts=len(chain_map.map.nodes),
         )
+        lines = report_lines(facts)
+        composed = store.self_model_composed_at(chain)
+        lines.append(
+            "The nightly cycle has not run for this student and subject yet."
+            if composed is None
+            else "The nightly cycle last composed the working set and self-model on "
+            f"{to_datetime(composed).strftime(DATE_FORMAT)}."
+        )
         return Report(
             beliefs=tuple(beliefs),
             checks=len(checks),
@@ -114,5 +123,5 @@ class Reporter:
             unanswered=tuple(unanswered[:MAX_UNANSWERED]),
             calibration=calibration,
             working_set=tuple(work),
-            lines=tuple(report_lines(facts)),
+            lines=tuple(lines),
         )

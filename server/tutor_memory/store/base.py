@@ -215,6 +215,10 @@ class LedgerStore(Protocol):
         self, chain: ChainKey, start_us: int, end_us: int
     ) -> Consolidation | None: ...
 
+    def self_model_composed_at(self, chain: ChainKey) -> int | None:
+        """When the nightly cycle last composed the chain's working set and self-model."""
+        ...
+
     def active_chains(self, start_us: int, end_us: int) -> list[ChainKey]:
         """Chains with a non-consolidation episode that occurred in [start, end)."""
         ...

@@ -568,6 +568,10 @@ class SqliteLedgerStore:
             return None
         return side.find_consolidation(self._reader(), chain_id, start_us, end_us)
 
+    def self_model_composed_at(self, chain: ChainKey) -> int | None:
+        chain_id = self._existing_chain_id(chain)
+        return None if chain_id is None else side.self_model_composed_at(self._reader(), chain_id)
+
     def active_chains(self, start_us: int, end_us: int) -> list[ChainKey]:
         conn = self._reader()
         ids = side.active_chain_ids(conn, start_us, end_us)

@@ -290,6 +290,13 @@ def save_self_model(
     )
 
 
+def self_model_composed_at(conn: sqlite3.Connection, chain_id: int) -> int | None:
+    row = conn.execute(
+        "SELECT composed_at FROM self_models WHERE chain_id = ?", (chain_id,)
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def active_chain_ids(conn: sqlite3.Connection, start_us: int, end_us: int) -> list[int]:
     """Chains with an episode (other than a consolidation) recorded in the window."""
     rows = conn.execute(
