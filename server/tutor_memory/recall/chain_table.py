@@ -166,6 +166,12 @@ class ChainTable:
             ]
         return np.unique(np.asarray(ids, dtype=np.int64))
 
+    def tagged_with(self, names: Sequence[str]) -> npt.NDArray[np.int64]:
+        """Ids of the episodes tagged with any of these concept names (normalised, exact)."""
+        with self._lock:
+            ids = [i for name in names for i in self._concepts.get(normalise(name), ())]
+        return np.unique(np.asarray(ids, dtype=np.int64))
+
 
 class RecallTables:
     """Every chain's table; a chain with no episode has none."""

@@ -12,6 +12,7 @@ import enum
 import hashlib
 import math
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -179,14 +180,19 @@ class BlockBuilder:
         )
         clock.lap("parse")
 
-        extras = Extras()
-        if req.mode is Mode.FULL and self.sources is not None and snap is not None:
-            query_vector = embedding.result()[0] if embedding is not None else None
-            extras = compose_extras(
-                self.sources, req.chain, req.query, query_vector, req.budget_tokens, self.counter
+        sources = self.sources if req.mode is Mode.FULL and snap is not None else None
+
+        def extras_for(query_vector: npt.NDArray[np.float32] | None) -> Extras:
+            """The beliefs and map sections (FULL mode), routed by the query's embedding."""
+            if sources is None:
+                return Extras()
+            made = compose_extras(
+                sources, req.chain, req.query, query_vector, req.budget_tokens, self.counter
             )
             clock.lap("beliefs_and_map")
+            return made
 
+        extras: Extras | None = None
         shown: list[ShownMemory] = []
         no_record = False
         if snap is not None and len(snap):
@@ -204,10 +210,11 @@ class BlockBuilder:
                     scores = np.empty(0, np.float32)
                 else:
                     assert table is not None
-                    overhead = self._overhead(req, extras, record, window)
-                    positions, counts, scores = self._rank(
-                        req, table, snap, window, in_window, record, overhead, clock, embedding
+                    positions, counts, scores, extras = self._rank(
+                        req, table, snap, window, in_window, record, clock, embedding, extras_for
                     )
+            if extras is None:
+                extras = extras_for(embedding.result()[0] if embedding is not None else None)
             assert table is not None
             shown = self._fetch_and_render(
                 req, table, snap, window, positions, counts, scores, tz, extras
@@ -215,6 +222,8 @@ class BlockBuilder:
             clock.lap("fetch")
         elif window is not None:
             no_record = True
+        if extras is None:
+            extras = extras_for(None)
 
         block = self._compose(req, shown, extras, record=record, window=window, no_record=no_record)
         # The packer counted each line with the widest date and no repeat suffix; the whole block
@@ -249,10 +258,10 @@ class BlockBuilder:
         window: TimeWindow | None,
         in_window: npt.NDArray[np.int64],
         record: bool,
-        overhead: int,
         clock: _Clock,
         embedding: Future[npt.NDArray[np.float32]] | None,
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32]]:
+        extras_for: Callable[[npt.NDArray[np.float32] | None], Extras],
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], Extras]:
         sets_ids: list[npt.NDArray[np.int64]] = []
         sets_rel: list[npt.NDArray[np.float32]] = []
         sets_match: list[npt.NDArray[np.uint8]] = []
@@ -273,10 +282,14 @@ class BlockBuilder:
             add(snap.ids[in_window], 0.0, True)
         if record:
             # A record question is about the whole record, not about its own words: every check,
-            # quiz and taught note is a candidate, and salience (wrong checks first) ranks them.
+            # quiz and taught note is a candidate beside the recent conversation (R6.4), ranked
+            # with it by salience (wrong checks first) and recency alike. So a wrong check months
+            # old can rank below this week's conversation; the beliefs section, which comes first,
+            # is what carries older verdicts.
             kinds = np.isin(snap.kind, [KIND_CODES[k] for k in RECORD_KINDS])
             add(snap.ids[kinds], 0.0, False)
         has_query = bool(req.query.strip()) and not record
+        query_vector = None
         if has_query:
             assert embedding is not None
             norm = normalise(req.query)
@@ -295,6 +308,13 @@ class BlockBuilder:
                 sets_rel.append(np.clip(sims, 0.0, 1.0).astype(np.float32))
                 sets_match.append((sims >= SEMANTIC_MATCH_MIN).astype(np.uint8))
             clock.lap("neighbours")
+        # The map's sections need the query's embedding (to route it to concepts) and must be
+        # known before packing, since what they take leaves less for the episodes.
+        extras = extras_for(query_vector)
+        if extras.routed:
+            # Episodes touching the concepts the query was routed to (R2.1).
+            add(table.tagged_with(extras.routed), 1.0, True)
+        overhead = self._overhead(req, extras, record, window)
 
         positions, counts, scores, _used = _core.rank_and_pack(
             snap.ids,
@@ -320,7 +340,7 @@ class BlockBuilder:
             scoring.RECENCY_HALF_LIFE_DAYS,
         )
         clock.lap("rank")
-        return positions, counts, scores
+        return positions, counts, scores, extras
 
     def _last_turns(self, snap: Snapshot) -> npt.NDArray[np.int64]:
         conversation = np.flatnonzero(

@@ -8,6 +8,7 @@ the budget first; the map takes at most a fixed share; earlier work gets what re
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -52,18 +53,18 @@ class Extras:
     map_concepts: tuple[str, ...] = ()
     # file_id -> current fingerprint ("" once removed), for the citation note.
     fingerprints: dict[str, str] | None = None
+    # Names of the concepts the query was routed to (their episodes join recall's candidates).
+    routed: tuple[str, ...] = ()
 
     def without_map_line(self) -> Extras:
-        return Extras(
-            self.belief_lines, self.belief_concepts, self.map_header,
-            self.map_lines[:-1], self.map_concepts[:-1], self.fingerprints,
-        )  # fmt: skip
+        return dataclasses.replace(
+            self, map_lines=self.map_lines[:-1], map_concepts=self.map_concepts[:-1]
+        )
 
     def without_belief_line(self) -> Extras:
-        return Extras(
-            self.belief_lines[:-1], self.belief_concepts[:-1], self.map_header,
-            self.map_lines, self.map_concepts, self.fingerprints,
-        )  # fmt: skip
+        return dataclasses.replace(
+            self, belief_lines=self.belief_lines[:-1], belief_concepts=self.belief_concepts[:-1]
+        )
 
 
 def _fit(lines: Sequence[str], budget: int, counter: TokenCounter) -> int:
@@ -141,10 +142,11 @@ def compose_extras(
         n_map = _fit(map_lines, max(0, room), counter)
         map_lines, map_names = map_lines[:n_map], map_names[:n_map]
     return Extras(
-        tuple(lines[:n_beliefs]),
-        tuple(b.concept for b in beliefs[:n_beliefs]),
-        header,
-        tuple(map_lines),
-        tuple(map_names),
-        chain_map.fingerprints,
+        belief_lines=tuple(lines[:n_beliefs]),
+        belief_concepts=tuple(b.concept for b in beliefs[:n_beliefs]),
+        map_header=header,
+        map_lines=tuple(map_lines),
+        map_concepts=tuple(map_names),
+        fingerprints=chain_map.fingerprints,
+        routed=tuple(routed),
     )
