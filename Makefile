@@ -6,9 +6,17 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 RUST_SOURCES := $(shell find rust_core/src -name '*.rs') Cargo.toml rust_core/Cargo.toml
 CLIENT_SOURCES := clients/python/pyproject.toml
+# Go and Node tooling for the Go and TypeScript clients and the proto checks, pinned by these
+# files and installed inside the repository (scripts/install_client_tools.sh).
+GO_TOOLS := .tools/bin/.installed
+GO_TOOL_PINS := $(wildcard scripts/tools/*/go.mod scripts/tools/*/go.sum) clients/go/go.mod clients/go/go.sum
+NODE_TOOLS := clients/typescript/node_modules/.installed
+# Every folder of generated code; `make proto` rewrites them all.
+GENERATED := server/tutor_memory/_proto clients/python/tutor_memory_client/_proto \
+  clients/go/memoryv1 clients/typescript/src/gen
 SERVE_ARGS ?=
 
-.PHONY: serve test setup install model proto proto-check lint bench clean
+.PHONY: serve test setup install model client-tools proto proto-check proto-release lint bench eval clean
 
 serve: setup
 	$(BIN)/tutor-memory serve $(SERVE_ARGS)
@@ -19,7 +27,7 @@ test: setup
 	$(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
 
-setup: install model
+setup: install model client-tools
 
 install: $(INSTALLED)
 
@@ -36,30 +44,59 @@ $(INSTALLED): pyproject.toml $(RUST_SOURCES) $(CLIENT_SOURCES) | $(PY)
 model: $(INSTALLED)
 	$(BIN)/tutor-memory fetch-model
 
-# Regenerates every stub from proto/ (see scripts/gen_proto.sh).
-proto: $(INSTALLED)
+# protoc plugins and buf into .tools/bin, the Go client's modules, and the TypeScript client's
+# node_modules; each fails clearly when Go or Node is missing.
+client-tools: $(GO_TOOLS) $(NODE_TOOLS)
+
+$(GO_TOOLS): $(GO_TOOL_PINS) scripts/install_client_tools.sh
+	bash scripts/install_client_tools.sh go
+	touch $@
+
+$(NODE_TOOLS): clients/typescript/package-lock.json scripts/install_client_tools.sh
+	bash scripts/install_client_tools.sh node
+	touch $@
+
+# Regenerates every stub from proto/, for Python, Go and TypeScript (see scripts/gen_proto.sh).
+proto: $(INSTALLED) client-tools
 	PYTHON=$(PY) bash scripts/gen_proto.sh
 
-# Fails when the committed generated code differs from what proto/ generates.
+# Lints proto/ and checks it for breaking changes against the released version (buf.yaml,
+# buf.released.json), then fails when the committed generated code differs from what proto/
+# generates.
 proto-check: proto
-	@git diff --exit-code --stat -- server/tutor_memory/_proto clients/python/tutor_memory_client/_proto \
+	bash scripts/check_proto.sh
+	@git diff --exit-code --stat -- $(GENERATED) \
 	  || { echo "generated code drifted from proto/: run 'make proto' and commit" >&2; exit 1; }
-	@test -z "$$(git status --porcelain -- server/tutor_memory/_proto clients/python/tutor_memory_client/_proto)" \
+	@test -z "$$(git status --porcelain -- $(GENERATED))" \
 	  || { echo "untracked generated files: run 'make proto' and commit" >&2; exit 1; }
 
-lint: $(INSTALLED)
+# At a release: records proto/ as released (buf.released.json, to commit with the release).
+proto-release: client-tools
+	bash scripts/release_proto.sh
+
+lint: $(INSTALLED) client-tools
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(PY) -m mypy.stubtest tutor_memory._core
 	cargo fmt --check --manifest-path rust_core/Cargo.toml
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
+	bash scripts/lint_clients.sh
 
 bench: setup
 	$(PY) -m bench.bench_ingest
 	$(PY) -m bench.bench_embed
 	$(PY) -m bench.bench_rank
 	$(PY) -m bench.bench_block
+	$(PY) -m bench.bench_file_ingest
+	$(PY) -m bench.bench_consolidate
+	$(PY) -m bench.bench_merge_threshold
+
+# The two evaluations of SPEC §9 and issue 6: the four-version ablation over 45 generated
+# histories (run twice, for determinism) and LoCoMo evidence recall (dev and held-out splits).
+eval: setup
+	$(PY) -m bench.eval
+	$(PY) -m bench.locomo
 
 clean:
 	rm -rf $(VENV) target .pytest_cache .mypy_cache .ruff_cache

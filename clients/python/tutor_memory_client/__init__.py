@@ -2,5 +2,14 @@
 
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client.client import ITEMS_PER_MESSAGE, MemoryClient, ingest_messages
+from tutor_memory_client.prompt import PromptParts, compose_prompt, is_empty_assessment
 
-__all__ = ["ITEMS_PER_MESSAGE", "MemoryClient", "ingest_messages", "pb"]
+__all__ = [
+    "ITEMS_PER_MESSAGE",
+    "MemoryClient",
+    "PromptParts",
+    "compose_prompt",
+    "ingest_messages",
+    "is_empty_assessment",
+    "pb",
+]

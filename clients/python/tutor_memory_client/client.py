@@ -24,7 +24,7 @@ FIRST_BACKOFF_SECONDS = 0.2
 
 # Items per IngestEpisodes stream message: the server reads each message separately, so many
 # items per message cost far less than one each, while 100 items of the largest allowed text
-# (64 KiB) still stay well under the server's 16 MiB message limit.
+# (64 KiB) still stay well under the server's 32 MiB message limit.
 ITEMS_PER_MESSAGE = 100
 
 T = TypeVar("T")
@@ -154,6 +154,64 @@ class MemoryClient:
         reply: pb.VerifyChainReply = self._call(
             lambda: self.stub.VerifyChain(request, timeout=self._timeout, metadata=self._metadata),
             retry=True,
+        )
+        return reply
+
+    def build_block(
+        self,
+        student_id: str,
+        subject_id: str,
+        query: str,
+        *,
+        budget_tokens: int,
+        now: Timestamp | None = None,
+        time_zone: str = "",
+        mode: pb.BlockMode = pb.BLOCK_MODE_UNSPECIFIED,
+        timeout: float | None = None,
+    ) -> pb.BuildBlockReply:
+        """The memory block for one chat turn. A read, so retried on UNAVAILABLE; give it a short
+        `timeout`: a block that is late should be skipped, not awaited (SPEC R6.1)."""
+        request = pb.BuildBlockRequest(
+            student_id=student_id,
+            subject_id=subject_id,
+            query=query,
+            budget_tokens=budget_tokens,
+            now=now,
+            time_zone=time_zone,
+            mode=mode,
+        )
+        reply: pb.BuildBlockReply = self._call(
+            lambda: self.stub.BuildBlock(
+                request, timeout=timeout or self._timeout, metadata=self._metadata
+            ),
+            retry=True,
+        )
+        return reply
+
+    def annotate_answer(
+        self,
+        student_id: str,
+        subject_id: str,
+        answer_episode_id: int,
+        block_id: str,
+        memory_ids: Iterable[int],
+        *,
+        timeout: float | None = None,
+    ) -> pb.AnnotateAnswerReply:
+        """Saves which block and memories were shown for the turn the answer closes. Never
+        retried: each call writes an annotation row."""
+        request = pb.AnnotateAnswerRequest(
+            student_id=student_id,
+            subject_id=subject_id,
+            answer_episode_id=answer_episode_id,
+            block_id=block_id,
+            memory_ids=list(memory_ids),
+        )
+        reply: pb.AnnotateAnswerReply = self._call(
+            lambda: self.stub.AnnotateAnswer(
+                request, timeout=timeout or self._timeout, metadata=self._metadata
+            ),
+            retry=False,
         )
         return reply
 

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"tutor-memory/clients/go/memoryv1"
+)
+
+// scenario mirrors tests/conformance/scenario.json (its "about" fields are for people).
+type scenario struct {
+	StudentPrefix string        `json:"student_prefix"`
+	SubjectID     string        `json:"subject_id"`
+	Attempts      int           `json:"attempts"`
+	Episodes      []episodeSpec `json:"episodes"`
+	Batch         struct {
+		Count                  int         `json:"count"`
+		InterruptedAfter       int         `json:"interrupted_after"`
+		WithoutKey             []int       `json:"without_key"`
+		Template               episodeSpec `json:"template"`
+		RejectedReasonContains string      `json:"rejected_reason_contains"`
+	} `json:"batch"`
+	List struct {
+		PageSize uint32 `json:"page_size"`
+	} `json:"list"`
+	Block struct {
+		Query        string   `json:"query"`
+		BudgetTokens uint32   `json:"budget_tokens"`
+		Now          string   `json:"now"`
+		TimeZone     string   `json:"time_zone"`
+		MemoryKeys   []string `json:"memory_keys"`
+		TextContains []string `json:"text_contains"`
+		TextLacks    []string `json:"text_lacks"`
+	} `json:"block"`
+	Answer     episodeSpec `json:"answer"`
+	BadRequest struct {
+		Episode         episodeSpec `json:"episode"`
+		Code            string      `json:"code"`
+		MessageContains string      `json:"message_contains"`
+	} `json:"bad_request"`
+	WrongToken struct {
+		Token string `json:"token"`
+		Code  string `json:"code"`
+	} `json:"wrong_token"`
+	Unreachable struct {
+		Code            string  `json:"code"`
+		MinRetrySeconds float64 `json:"min_retry_seconds"`
+	} `json:"unreachable"`
+	PromptCases []struct {
+		Name  string `json:"name"`
+		Parts struct {
+			Instructions     string   `json:"instructions"`
+			MemoryBlock      string   `json:"memory_block"`
+			LegacyAssessment string   `json:"legacy_assessment"`
+			Context          []string `json:"context"`
+		} `json:"parts"`
+		Expected string `json:"expected"`
+	} `json:"prompt_cases"`
+}
+
+type episodeSpec struct {
+	ClientKey  string   `json:"client_key"`
+	Kind       string   `json:"kind"`
+	Summary    string   `json:"summary"`
+	Text       string   `json:"text"`
+	OccurredAt string   `json:"occurred_at"`
+	Salience   *float64 `json:"salience"`
+}
+
+func loadScenario(path string) (*scenario, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s scenario
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &s, nil
+}
+
+func timestamp(text string) (*timestamppb.Timestamp, error) {
+	t, err := time.Parse(time.RFC3339, text)
+	if err != nil {
+		return nil, err
+	}
+	return timestamppb.New(t), nil
+}
+
+func (spec episodeSpec) newEpisode(studentID, subjectID string) (*memoryv1.NewEpisode, error) {
+	kind, ok := memoryv1.EpisodeKind_value[spec.Kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown episode kind %q", spec.Kind)
+	}
+	occurred, err := timestamp(spec.OccurredAt)
+	if err != nil {
+		return nil, err
+	}
+	return &memoryv1.NewEpisode{
+		StudentId: studentID, SubjectId: subjectID, Kind: memoryv1.EpisodeKind(kind),
+		Summary: spec.Summary, Text: spec.Text, ClientKey: spec.ClientKey,
+		OccurredAt: occurred, Salience: spec.Salience,
+	}, nil
+}
+
+// batchItems expands the batch template: {i} is the item's 0-based index.
+func (s *scenario) batchItems(studentID string) ([]*memoryv1.NewEpisode, error) {
+	items := make([]*memoryv1.NewEpisode, 0, s.Batch.Count)
+	for i := range s.Batch.Count {
+		spec := s.Batch.Template
+		index := strconv.Itoa(i)
+		spec.ClientKey = strings.ReplaceAll(spec.ClientKey, "{i}", index)
+		spec.Summary = strings.ReplaceAll(spec.Summary, "{i}", index)
+		spec.Text = strings.ReplaceAll(spec.Text, "{i}", index)
+		if slices.Contains(s.Batch.WithoutKey, i) {
+			spec.ClientKey = ""
+		}
+		item, err := spec.newEpisode(studentID, s.SubjectID)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+	}
+	return items, nil
+}
