@@ -16,11 +16,19 @@ from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 @contextmanager
 def fresh_server() -> Iterator[pb_grpc.MemoryStub]:
     """A stub for a server started on an empty data directory; stopped and removed after."""
+    with fresh_server_process() as (_, channel):
+        yield pb_grpc.MemoryStub(channel)
+
+
+@contextmanager
+def fresh_server_process() -> Iterator[tuple[ServerProcess, grpc.Channel]]:
+    """As fresh_server, also giving the process (to read its memory) and the channel."""
     with tempfile.TemporaryDirectory() as tmp:
         server = ServerProcess(Path(tmp) / "data", None)
         server.wait_ready()
         try:
-            with grpc.insecure_channel(server.target) as channel:
-                yield pb_grpc.MemoryStub(channel)
+            options = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+            with grpc.insecure_channel(server.target, options=options) as channel:
+                yield server, channel
         finally:
             server.terminate()

@@ -1,0 +1,5 @@
+import sys
+
+from bench.locomo.cli import main
+
+raise SystemExit(main(sys.argv[1:]))
