@@ -63,16 +63,16 @@ class App:
         self.ledger.close()
 
 
-class StoreSources:
-    """What the block builder reads besides the episode log: current beliefs from the store,
-    the map from its cache."""
+class CachedSources:
+    """What the block builder reads besides the episode log: the current beliefs and the map,
+    from their caches."""
 
-    def __init__(self, store: SqliteLedgerStore, maps: MapCache) -> None:
-        self._store = store
+    def __init__(self, beliefs: BeliefKeeper, maps: MapCache) -> None:
+        self._beliefs = beliefs
         self._maps = maps
 
     def beliefs(self, chain: ChainKey) -> list[BeliefRow]:
-        return self._store.current_beliefs(chain)
+        return self._beliefs.current_rows.get(chain)
 
     def chain_map(self, chain: ChainKey) -> ChainMap:
         return self._maps.get(chain)
@@ -120,8 +120,9 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
     ledger = Ledger(store, embedder, VectorIndex(embedder.dim), key, counter)
     loaded, episodes = ledger.rebuild_caches()
     maps = MapCache(store, embedder)
+    beliefs = BeliefKeeper(ledger, maps)
     blocks = BlockBuilder(
-        store, embedder, ledger.index, ledger.tables, counter, StoreSources(store, maps)
+        store, embedder, ledger.index, ledger.tables, counter, CachedSources(beliefs, maps)
     )
     block_pool = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
     stale = store.count_vectors_of_other_models(embedder.model_id)
@@ -136,7 +137,6 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
         ("grpc.max_send_message_length", config.max_message_bytes),
     ]
     server = grpc.aio.server(options=options)
-    beliefs = BeliefKeeper(ledger, maps)
     servicer = MemoryServicer(
         Parts(
             ledger=ledger,
@@ -149,7 +149,7 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
             teacher=Teacher(ledger, maps),
             beliefs=beliefs,
             reporter=Reporter(ledger, maps),
-            nightly=NightlyCycle(ledger, maps),
+            nightly=NightlyCycle(ledger, maps, beliefs.current_rows.invalidate),
             tracer=AnswerTracer(ledger),
         )
     )

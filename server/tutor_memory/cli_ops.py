@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 import grpc
 
@@ -113,6 +114,26 @@ def ingest(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+class CycleCounts(Protocol):
+    """What a run of the nightly cycle reports: the RPC's reply and the in-process summary."""
+
+    chains_active: int
+    consolidation_episodes: int
+    beliefs_decayed: int
+    citations_verified: int
+    citations_changed: int
+    chains_already_done: int
+
+
+def summary_line(counts: CycleCounts) -> str:
+    return (
+        f"chains active: {counts.chains_active}, consolidation episodes: "
+        f"{counts.consolidation_episodes}, beliefs decayed: {counts.beliefs_decayed}, "
+        f"citations verified: {counts.citations_verified} ({counts.citations_changed} "
+        f"changed), already done: {counts.chains_already_done}"
+    )
+
+
 def _end_us(now: str | None) -> int:
     if not now:
         return int(datetime.now(tz=UTC).timestamp() * 1_000_000)
@@ -157,12 +178,7 @@ def _consolidate_remote(args: argparse.Namespace, end_us: int) -> int:
         except grpc.RpcError as exc:
             print(f"consolidate failed: {exc.code().name}: {exc.details()}", file=sys.stderr)
             return 1
-    print(
-        f"chains active: {reply.chains_active}, consolidation episodes: "
-        f"{reply.consolidation_episodes}, beliefs decayed: {reply.beliefs_decayed}, citations "
-        f"verified: {reply.citations_verified} ({reply.citations_changed} changed), already "
-        f"done: {reply.chains_already_done}"
-    )
+    print(summary_line(reply))
     return 0
 
 
@@ -196,7 +212,9 @@ async def _consolidate_offline(args: argparse.Namespace, end_us: int) -> int:
         load_counter(None),
     )
     try:
-        summary = await NightlyCycle(ledger, MapCache(store, embedder)).run(
+        # Nothing here keeps beliefs in memory: no cache to tell about a decay.
+        cycle = NightlyCycle(ledger, MapCache(store, embedder), lambda _chain: None)
+        summary = await cycle.run(
             Scope(args.tenant, args.student, args.subject),
             end_us=end_us,
             window_hours=args.window_hours or DEFAULT_WINDOW_HOURS,
@@ -205,10 +223,5 @@ async def _consolidate_offline(args: argparse.Namespace, end_us: int) -> int:
         )
     finally:
         ledger.close()
-    print(
-        f"chains active: {summary.chains_active}, consolidation episodes: "
-        f"{summary.consolidation_episodes}, beliefs decayed: {summary.beliefs_decayed}, "
-        f"citations verified: {summary.citations_verified} ({summary.citations_changed} "
-        f"changed), already done: {summary.chains_already_done}"
-    )
+    print(summary_line(summary))
     return 0

@@ -24,6 +24,7 @@ from tutor_memory.beliefs.rules import (
     render_belief,
     same_belief,
 )
+from tutor_memory.chain_cache import ChainCache
 from tutor_memory.clock import now_us
 from tutor_memory.conceptmap.canonical import canonical_key
 from tutor_memory.conceptmap.names import NameMatcher
@@ -121,6 +122,9 @@ class BeliefKeeper:
     def __init__(self, ledger: Ledger, maps: MapCache) -> None:
         self.ledger = ledger
         self.maps = maps
+        # Every block reads the chain's current beliefs: they are kept in memory and dropped
+        # whenever a write may have changed them (here, and by the nightly cycle).
+        self.current_rows: ChainCache[list[BeliefRow]] = ChainCache(ledger.store.current_beliefs)
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -185,6 +189,7 @@ class BeliefKeeper:
             return self._update(w, chain, concept, group[1] if group else [])
 
         outcomes, belief = await self.ledger.write_with(prepared, then)
+        self.current_rows.invalidate(chain)
         inserted = outcomes[0].status is AppendStatus.INSERTED
         right = episode.check is not None and episode.check.outcome is Outcome.RIGHT
         if inserted and right and concept is not None:
@@ -232,6 +237,7 @@ class BeliefKeeper:
             return changed
 
         changed = await self.ledger.in_transaction(update)
+        self.current_rows.invalidate(chain)
         self.maps.invalidate(chain)
         return changed
 
@@ -257,12 +263,11 @@ class BeliefKeeper:
                 derived_count += 1
             return Rederived(retired, derived_count, len(checks))
 
-        return await self.ledger.in_transaction(replay)
+        done = await self.ledger.in_transaction(replay)
+        self.current_rows.invalidate(chain)
+        return done
 
     # -- reads ---------------------------------------------------------------------------------
-
-    async def current(self, chain: ChainKey) -> list[BeliefRow]:
-        return await self.ledger.read(lambda: self.ledger.store.current_beliefs(chain))
 
     async def history(self, chain: ChainKey, concept: str) -> list[History]:
         key = canonical_key(concept) if concept.strip() else None

@@ -8,8 +8,6 @@ costs milliseconds for a course of a few hundred concepts, so nothing incrementa
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.beliefs.routing import evaluation_of, route_topic
+from tutor_memory.chain_cache import CHAIN_CACHE_SIZE, ChainCache
 from tutor_memory.conceptmap.canonical import canonical_key
 from tutor_memory.conceptmap.graph import ConceptMap, FileConcepts, TaughtNote, build_map
 from tutor_memory.conceptmap.names import NameMatcher
@@ -33,10 +32,6 @@ from tutor_memory.store.base import LedgerStore
 ROUTE_SIMILARITY_MIN = 0.45
 # At most this many concepts a query is routed to by meaning (names it spells out always count).
 ROUTE_BY_MEANING_MAX = 3
-# Chains whose maps stay in memory. A map of a few hundred concepts takes a few hundred KiB (its
-# nodes, a name matcher and one 512-d vector per node); rebuilding an evicted one costs a few
-# milliseconds.
-MAP_CACHE_SIZE = 1_024
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,37 +86,20 @@ def confirmed_keys(checks: Sequence[StoredEpisode], matcher: NameMatcher) -> set
 
 
 class MapCache:
-    """The most recently used chains' maps; the rest are rebuilt on their next use, so memory
-    stays bounded however many chains a server holds (the nightly cycle touches them all)."""
+    """Each chain's map, rebuilt from the store when something it is made of changed."""
 
-    def __init__(self, store: LedgerStore, embedder: Embedder, size: int = MAP_CACHE_SIZE) -> None:
+    def __init__(
+        self, store: LedgerStore, embedder: Embedder, size: int = CHAIN_CACHE_SIZE
+    ) -> None:
         self._store = store
         self._embedder = embedder
-        self._size = size
-        self._maps: OrderedDict[ChainKey, ChainMap] = OrderedDict()
-        # Bumped by every invalidation, so a rebuild that raced one is not cached as current.
-        self._generation: dict[ChainKey, int] = {}
-        self._lock = threading.Lock()
+        self._cache: ChainCache[ChainMap] = ChainCache(self._build, size)
 
     def invalidate(self, chain: ChainKey) -> None:
-        with self._lock:
-            self._maps.pop(chain, None)
-            self._generation[chain] = self._generation.get(chain, 0) + 1
+        self._cache.invalidate(chain)
 
     def get(self, chain: ChainKey) -> ChainMap:
-        with self._lock:
-            cached = self._maps.get(chain)
-            if cached is not None:
-                self._maps.move_to_end(chain)
-                return cached
-            generation = self._generation.get(chain, 0)
-        built = self._build(chain)
-        with self._lock:
-            if self._generation.get(chain, 0) == generation:
-                self._maps[chain] = built
-                while len(self._maps) > self._size:
-                    self._maps.popitem(last=False)
-        return built
+        return self._cache.get(chain)
 
     def _build(self, chain: ChainKey) -> ChainMap:
         dim = self._embedder.dim

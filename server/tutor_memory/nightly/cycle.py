@@ -105,9 +105,13 @@ def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
 
 
 class NightlyCycle:
-    def __init__(self, ledger: Ledger, maps: MapCache) -> None:
+    def __init__(
+        self, ledger: Ledger, maps: MapCache, on_beliefs_changed: Callable[[ChainKey], None]
+    ) -> None:
         self.ledger = ledger
         self.maps = maps
+        # Told after a chain's beliefs decayed, so that caches of them drop the chain.
+        self.on_beliefs_changed = on_beliefs_changed
 
     async def run(
         self,
@@ -190,6 +194,7 @@ class NightlyCycle:
 
         if note is None:
             await self.ledger.in_transaction(lambda w: write(w, None))
+            self.on_beliefs_changed(chain)
             return
         episode = NewEpisode(
             chain=chain,
@@ -211,6 +216,7 @@ class NightlyCycle:
             write(w, outcomes[0].episode.episode_id)
 
         await self.ledger.write_with(prepared, then)
+        self.on_beliefs_changed(chain)
         summary.consolidation_episodes += 1
 
     def _window(self, chain: ChainKey, start_us: int, end_us: int) -> list[StoredEpisode]:

@@ -227,12 +227,12 @@ class BlockBuilder:
 
         block = self._compose(req, shown, extras, record=record, window=window, no_record=no_record)
         # The packer counted each line with the widest date and no repeat suffix; the whole block
-        # is counted here, and the lowest-ranked memories leave until it fits, then the last map
+        # is counted here, and the lowest-ranked memories leave until it fits (as many at once as
+        # the overshoot needs, so the text is rarely counted more than twice), then the last map
         # lines, then the last beliefs.
         while block.tokens_used > req.budget_tokens:
             if shown:
-                lowest = min(range(len(shown)), key=lambda i: shown[i].score)
-                shown = shown[:lowest] + shown[lowest + 1 :]
+                shown = _drop_lowest(shown, block.tokens_used - req.budget_tokens, self.counter)
             elif extras.map_lines:
                 extras = extras.without_map_line()
             elif extras.belief_lines:
@@ -445,6 +445,21 @@ class BlockBuilder:
             window=window,
             no_record=no_record,
         )
+
+
+def _drop_lowest(
+    shown: list[ShownMemory], overshoot: int, counter: TokenCounter
+) -> list[ShownMemory]:
+    """`shown` without its lowest-scored memories whose lines add up to `overshoot` tokens (at
+    least one), in the same order."""
+    leaving: set[int] = set()
+    freed = 0
+    for i in sorted(range(len(shown)), key=lambda i: shown[i].score):
+        leaving.add(i)
+        freed += counter.count(shown[i].line) + 1
+        if freed >= overshoot:
+            break
+    return [m for i, m in enumerate(shown) if i not in leaving]
 
 
 def _cites_changed_file(row: MemoryRow, fingerprints: dict[str, str] | None) -> bool:
