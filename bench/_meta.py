@@ -16,13 +16,15 @@ RESULTS_DIR = REPO_ROOT / "bench" / "results"
 
 
 def git_revision() -> str:
-    """HEAD, marked `-dirty` when the tree has uncommitted changes; "uncommitted" without git."""
+    """HEAD, marked `-dirty` when tracked files other than benchmark results have uncommitted
+    changes; "uncommitted" without git."""
     try:
         head = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            # Results written by earlier benchmarks of the same run are not a change of code.
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results"],
             cwd=REPO_ROOT,
             capture_output=True,
             text=True,
