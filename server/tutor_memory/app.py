@@ -8,6 +8,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -17,6 +18,7 @@ from tutor_memory._proto import memory_pb2 as pb
 from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.auth import DEV_TENANT, TokenBook
 from tutor_memory.beliefs.keeper import BeliefKeeper
+from tutor_memory.chain_cache import CHAIN_CACHE_SIZE
 from tutor_memory.conceptmap.state import ChainMap, MapCache
 from tutor_memory.conceptmap.teaching import Teacher
 from tutor_memory.config import BLOCK_THREADS, ServerConfig, is_loopback
@@ -30,13 +32,16 @@ from tutor_memory.ledger import Ledger
 from tutor_memory.model_fetch import MODEL_FILE_NAME, default_model_dir
 from tutor_memory.nightly.cycle import NightlyCycle
 from tutor_memory.recall.engine import BlockBuilder
+from tutor_memory.recall.extras import BeliefView, MapView, belief_view
 from tutor_memory.service import MemoryServicer, Parts
 from tutor_memory.signing import ServerKey
 from tutor_memory.store.records import BeliefRow
 from tutor_memory.store.sqlite import SqliteLedgerStore
-from tutor_memory.tokens import load_counter
+from tutor_memory.tokens import TokenCounter, load_counter
 
 log = logging.getLogger("tutor_memory.app")
+
+T = TypeVar("T")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Memory"].full_name
 
@@ -65,17 +70,40 @@ class App:
 
 class CachedSources:
     """What the block builder reads besides the episode log: the current beliefs and the map,
-    from their caches."""
+    from their caches, each turned into a view (rendered, counted) once per change: a view is
+    kept while its cache hands out the very same rows or map object."""
 
-    def __init__(self, beliefs: BeliefKeeper, maps: MapCache) -> None:
+    def __init__(self, beliefs: BeliefKeeper, maps: MapCache, counter: TokenCounter) -> None:
         self._beliefs = beliefs
         self._maps = maps
+        self._counter = counter
+        self._belief_views: dict[ChainKey, tuple[list[BeliefRow], BeliefView]] = {}
+        self._map_views: dict[ChainKey, tuple[ChainMap, MapView]] = {}
 
-    def beliefs(self, chain: ChainKey) -> list[BeliefRow]:
-        return self._beliefs.current_rows.get(chain)
+    def belief_view(self, chain: ChainKey) -> BeliefView:
+        rows = self._beliefs.current_rows.get(chain)
+        cached = self._belief_views.get(chain)
+        if cached is not None and cached[0] is rows:
+            return cached[1]
+        view = belief_view(rows, self._counter)
+        _bounded_put(self._belief_views, chain, (rows, view))
+        return view
 
-    def chain_map(self, chain: ChainKey) -> ChainMap:
-        return self._maps.get(chain)
+    def map_view(self, chain: ChainKey) -> MapView:
+        chain_map = self._maps.get(chain)
+        cached = self._map_views.get(chain)
+        if cached is not None and cached[0] is chain_map:
+            return cached[1]
+        view = MapView(chain_map, self._counter)
+        _bounded_put(self._map_views, chain, (chain_map, view))
+        return view
+
+
+def _bounded_put(views: dict[ChainKey, T], chain: ChainKey, value: T) -> None:
+    """Views live as long as their cached sources: at most CHAIN_CACHE_SIZE chains' worth."""
+    if len(views) >= CHAIN_CACHE_SIZE and chain not in views:
+        views.clear()
+    views[chain] = value
 
 
 def load_embedder(config: ServerConfig) -> Embedder:
@@ -122,7 +150,12 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
     maps = MapCache(store, embedder)
     beliefs = BeliefKeeper(ledger, maps)
     blocks = BlockBuilder(
-        store, embedder, ledger.index, ledger.tables, counter, CachedSources(beliefs, maps)
+        store,
+        embedder,
+        ledger.index,
+        ledger.tables,
+        counter,
+        CachedSources(beliefs, maps, counter),
     )
     block_pool = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
     stale = store.count_vectors_of_other_models(embedder.model_id)

@@ -186,9 +186,7 @@ class BlockBuilder:
             """The beliefs and map sections (FULL mode), routed by the query's embedding."""
             if sources is None:
                 return Extras()
-            made = compose_extras(
-                sources, req.chain, req.query, query_vector, req.budget_tokens, self.counter
-            )
+            made = compose_extras(sources, req.chain, req.query, query_vector, req.budget_tokens)
             clock.lap("beliefs_and_map")
             return made
 

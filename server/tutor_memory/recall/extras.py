@@ -36,12 +36,62 @@ MAP_BUDGET_SHARE = 0.35
 PREREQUISITES_PER_CONCEPT = 6
 
 
+@dataclass(frozen=True, slots=True)
+class BeliefView:
+    """A chain's current beliefs as blocks use them: in the default order (what the student
+    struggles with first, the gaps a tutor must not forget, most confident first; then the
+    rest), rendered, and counted. Built once per change of the rows, not per block."""
+
+    rows: tuple[BeliefRow, ...]
+    lines: tuple[str, ...]
+    tokens: tuple[int, ...]
+    # concept key -> position in `rows` (one current belief per concept).
+    position: dict[str, int]
+
+
+def belief_view(rows: Sequence[BeliefRow], counter: TokenCounter) -> BeliefView:
+    ordered = sorted(
+        rows,
+        key=lambda b: (b.claim != Claim.STRUGGLES_WITH.value, -b.confidence, b.concept_key),
+    )
+    lines = tuple(belief_line(b) for b in ordered)
+    return BeliefView(
+        tuple(ordered),
+        lines,
+        tuple(counter.count(line) for line in lines),
+        {b.concept_key: i for i, b in enumerate(ordered)},
+    )
+
+
+class MapView:
+    """A chain's map as blocks use it: each concept's line rendered and counted once."""
+
+    def __init__(self, chain_map: ChainMap, counter: TokenCounter) -> None:
+        self.chain_map = chain_map
+        self._counter = counter
+        self._by_name = {node.name: node for node in chain_map.map.nodes}
+        self._lines: dict[str, tuple[str, int]] = {}
+        self.header = chain_map.map.header() if chain_map.map.nodes else ""
+        self.header_tokens = counter.count(self.header) if self.header else 0
+
+    def line(self, name: str) -> tuple[str, int] | None:
+        """(line, tokens) of the concept `name`, or None when the map has no such concept."""
+        found = self._lines.get(name)
+        if found is None:
+            node = self._by_name.get(name)
+            if node is None:
+                return None
+            text = self.chain_map.map.line(node)
+            found = self._lines[name] = (text, self._counter.count(text))
+        return found
+
+
 class BlockSources(Protocol):
     """What the block builder reads besides the episode log."""
 
-    def beliefs(self, chain: ChainKey) -> list[BeliefRow]: ...
+    def belief_view(self, chain: ChainKey) -> BeliefView: ...
 
-    def chain_map(self, chain: ChainKey) -> ChainMap: ...
+    def map_view(self, chain: ChainKey) -> MapView: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,47 +117,40 @@ class Extras:
         )
 
 
-def _fit(lines: Sequence[str], budget: int, counter: TokenCounter) -> int:
-    """How many of the lines, in order, fit in `budget` tokens."""
+def _fit(tokens: Sequence[int], budget: int) -> int:
+    """How many lines, in order, fit in `budget` tokens (a line break each)."""
     used = 0
-    for i, line in enumerate(lines):
-        used += counter.count(line) + 1
+    for i, n in enumerate(tokens):
+        used += n + 1
         if used > budget:
             return i
-    return len(lines)
+    return len(tokens)
 
 
-def order_beliefs(beliefs: Sequence[BeliefRow], routed_keys: Sequence[str]) -> list[BeliefRow]:
-    """Beliefs about the concepts the query is about first; then what the student struggles
-    with (the gaps a tutor must not forget), most confident first; then the rest."""
-    rank = {k: i for i, k in enumerate(routed_keys)}
-    return sorted(
-        beliefs,
-        key=lambda b: (
-            rank.get(b.concept_key, len(rank)),
-            b.claim != Claim.STRUGGLES_WITH.value,
-            -b.confidence,
-            b.concept_key,
-        ),
-    )
+def belief_order(view: BeliefView, routed_keys: Sequence[str]) -> list[int]:
+    """Positions in `view`: beliefs about the concepts the query is about first, then the
+    default order."""
+    first = [view.position[k] for k in routed_keys if k in view.position]
+    taken = set(first)
+    return first + [i for i in range(len(view.rows)) if i not in taken]
 
 
-def map_selection(chain_map: ChainMap, routed: Sequence[str]) -> list[str]:
-    """Names of the concepts to show, most useful first: those the query is about, their
-    prerequisites (nearest first), then the rest of the map in teaching order."""
+def map_selection(chain_map: ChainMap, routed: Sequence[str], limit: int) -> list[str]:
+    """Names of at most `limit` concepts to show, most useful first: those the query is about,
+    their prerequisites (nearest first), then the rest of the map in teaching order."""
     concept_map = chain_map.map
-    chosen: dict[str, None] = {}
-    for name in routed:
-        chosen.setdefault(name)
+    chosen: dict[str, None] = dict.fromkeys(routed)
     for name in routed:
         node = concept_map.node_by_key(canonical_key(name))
         if node is None:
             continue
         for pre in concept_map.prerequisites_of(node.key)[:PREREQUISITES_PER_CONCEPT]:
             chosen.setdefault(pre.name)
-    for name in concept_map.teaching_order:
-        chosen.setdefault(name)
-    return list(chosen)
+    for node in concept_map.nodes:
+        if len(chosen) >= limit:
+            break
+        chosen.setdefault(node.name)
+    return list(chosen)[:limit]
 
 
 def compose_extras(
@@ -116,35 +159,33 @@ def compose_extras(
     query: str,
     query_vector: npt.NDArray[np.float32] | None,
     budget_tokens: int,
-    counter: TokenCounter,
 ) -> Extras:
-    chain_map = sources.chain_map(chain)
+    view = sources.map_view(chain)
+    chain_map = view.chain_map
     routed = chain_map.route(query, query_vector) if query.strip() else []
-    routed_keys = [canonical_key(n) for n in routed]
 
-    beliefs = order_beliefs(sources.beliefs(chain), routed_keys)[:MAX_BELIEFS]
-    lines = [belief_line(b) for b in beliefs]
-    n_beliefs = _fit(lines, int(budget_tokens * BELIEFS_BUDGET_SHARE), counter)
+    beliefs = sources.belief_view(chain)
+    order = belief_order(beliefs, [canonical_key(n) for n in routed])[:MAX_BELIEFS]
+    n_beliefs = _fit([beliefs.tokens[i] for i in order], int(budget_tokens * BELIEFS_BUDGET_SHARE))
+    shown = order[:n_beliefs]
 
-    concept_map = chain_map.map
     map_lines: list[str] = []
     map_names: list[str] = []
-    header = ""
-    if concept_map.nodes:
-        header = concept_map.header()
-        by_name = {node.name: node for node in concept_map.nodes}
-        for name in map_selection(chain_map, routed)[:MAX_MAP_LINES]:
-            node = by_name.get(name)
-            if node is not None:
-                map_lines.append(concept_map.line(node))
-                map_names.append(node.name)
-        room = int(budget_tokens * MAP_BUDGET_SHARE) - counter.count(header) - 1
-        n_map = _fit(map_lines, max(0, room), counter)
+    map_tokens: list[int] = []
+    if view.header:
+        for name in map_selection(chain_map, routed, MAX_MAP_LINES):
+            found = view.line(name)
+            if found is not None:
+                map_lines.append(found[0])
+                map_tokens.append(found[1])
+                map_names.append(name)
+        room = int(budget_tokens * MAP_BUDGET_SHARE) - view.header_tokens - 1
+        n_map = _fit(map_tokens, max(0, room))
         map_lines, map_names = map_lines[:n_map], map_names[:n_map]
     return Extras(
-        belief_lines=tuple(lines[:n_beliefs]),
-        belief_concepts=tuple(b.concept for b in beliefs[:n_beliefs]),
-        map_header=header,
+        belief_lines=tuple(beliefs.lines[i] for i in shown),
+        belief_concepts=tuple(beliefs.rows[i].concept for i in shown),
+        map_header=view.header,
         map_lines=tuple(map_lines),
         map_concepts=tuple(map_names),
         fingerprints=chain_map.fingerprints,
