@@ -15,7 +15,12 @@ from tutor_memory.beliefs.keeper import BeliefKeeper, belief_line
 from tutor_memory.beliefs.routing import Routing
 from tutor_memory.beliefs.rules import Claim
 from tutor_memory.clock import now_us
-from tutor_memory.episodes import MAX_CLIENT_KEY_CHARS, Outcome
+from tutor_memory.episodes import (
+    MAX_CLIENT_KEY_CHARS,
+    MAX_CLOCK_SKEW_US,
+    Outcome,
+    check_identifier,
+)
 from tutor_memory.errors import AlreadyExists, InvalidArgument
 from tutor_memory.honesty.reports import Reporter
 from tutor_memory.ledger import Ledger
@@ -180,12 +185,21 @@ class BeliefRpcs(Authenticated):
         if request.subject_id and not request.student_id:
             raise InvalidArgument("student_id", "required when subject_id is given")
         if request.student_id:
-            convert.chain_of(caller.tenant, request.student_id, request.subject_id or "x")
+            check_identifier("student_id", request.student_id)
+        if request.subject_id:
+            check_identifier("subject_id", request.subject_id)
         if request.window_hours > MAX_WINDOW_HOURS:
             raise InvalidArgument("window_hours", f"at most {MAX_WINDOW_HOURS}")
         if request.citation_batch > MAX_CITATION_BATCH:
             raise InvalidArgument("citation_batch", f"at most {MAX_CITATION_BATCH}")
-        end = convert.timestamp_to_us("now", request.now) if request.HasField("now") else now_us()
+        end = now_us()
+        if request.HasField("now"):
+            given = convert.timestamp_to_us("now", request.now)
+            if given > end + MAX_CLOCK_SKEW_US:
+                raise InvalidArgument(
+                    "now", "after the server's clock: a window cannot end in the future"
+                )
+            end = given
         summary = await self.nightly.run(
             Scope(caller.tenant, request.student_id, request.subject_id),
             end_us=end,

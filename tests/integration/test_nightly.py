@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import grpc
+import pytest
+
 from tests.integration.conftest import A, Harness
 from tests.integration.test_beliefs import STUDENT, SUBJECT, T0, at, check, give_course, history
 from tutor_memory.episodes import ChainKey
@@ -162,3 +165,14 @@ async def test_the_report_never_says_no_checks_when_checks_exist(harness: Harnes
     )
     assert not report.calibration.calibrated
     assert "The nightly cycle has not run for this student and subject yet." in report.text
+
+
+async def test_consolidate_refuses_a_window_that_ends_in_the_future(harness: Harness) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await consolidate(harness, datetime.now(tz=UTC) + timedelta(days=2))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert (err.value.details() or "").startswith("now:")
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await harness.stub.Consolidate(pb.ConsolidateRequest(subject_id="biology"), metadata=A)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert (err.value.details() or "").startswith("student_id:")

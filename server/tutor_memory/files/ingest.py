@@ -179,9 +179,10 @@ class FileIngest:
             lambda: self.ledger.store.latest_file_version(upload.chain, upload.file_id)
         )
         if latest is not None and latest[1] == digest:
+            chain_map = await self.ledger.read(lambda: self.maps.get(upload.chain))
             return IngestResult(
                 upload.file_id, latest[0], digest, True, 0, 0, "", (), (), None,
-                len(self.maps.get(upload.chain).map.nodes),
+                len(chain_map.map.nodes),
             )  # fmt: skip
         prepared, row = await self.ledger.on_embed_thread(lambda: self._prepare(upload, digest))
         expected = latest[0] if latest else 0
@@ -206,7 +207,7 @@ class FileIngest:
 
         outcomes, _ = await self.ledger.write_with(prepared, then)
         self.maps.invalidate(upload.chain)
-        chain_map = self.maps.get(upload.chain)
+        chain_map = await self.ledger.read(lambda: self.maps.get(upload.chain))
         by_key = {node.key: node.name for node in chain_map.map.nodes}
         names = tuple(
             dict.fromkeys(by_key.get(canonical_key(c.name), c.name) for c in row.concepts)
@@ -301,7 +302,8 @@ class FileIngest:
 
         outcomes, _ = await self.ledger.write_with(prepared, then)
         self.maps.invalidate(chain)
-        return RemoveResult(outcomes[0].episode, len(self.maps.get(chain).map.nodes))
+        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
+        return RemoveResult(outcomes[0].episode, len(chain_map.map.nodes))
 
 
 def removal_row(file_id: str, version: int, dim: int) -> NewFileVersion:

@@ -74,13 +74,14 @@ class Reporter:
         )
         conversation = [e for e in turns if e.kind is not Kind.CHECK]
         unanswered: list[StoredEpisode] = []
+        grounding = store.latest_annotations(chain, GROUNDING_ANNOTATION)
         graded = 0
         for answer in reversed([e for e in conversation if e.kind is Kind.ANSWER]):
-            notes = store.annotations(chain, answer.episode_id, GROUNDING_ANNOTATION)
-            if not notes:
+            body = grounding.get(answer.episode_id)
+            if body is None:
                 continue
             graded += 1
-            if json.loads(notes[-1].body).get("status") in UNGROUNDED:
+            if json.loads(body).get("status") in UNGROUNDED:
                 unanswered.append(question_before(conversation, answer))
         calibration = calibrate(
             [

@@ -215,6 +215,10 @@ class LedgerStore(Protocol):
         self, chain: ChainKey, start_us: int, end_us: int
     ) -> Consolidation | None: ...
 
+    def latest_annotations(self, chain: ChainKey, kind: str) -> dict[int, str]:
+        """episode id -> body of its newest annotation of `kind`, for the whole chain."""
+        ...
+
     def self_model_composed_at(self, chain: ChainKey) -> int | None:
         """When the nightly cycle last composed the chain's working set and self-model."""
         ...

@@ -568,6 +568,19 @@ class SqliteLedgerStore:
             return None
         return side.find_consolidation(self._reader(), chain_id, start_us, end_us)
 
+    def latest_annotations(self, chain: ChainKey, kind: str) -> dict[int, str]:
+        """episode id -> body of its newest annotation of `kind`, for the whole chain at once."""
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return {}
+        rows = self._reader().execute(
+            "SELECT a.episode_id, a.body FROM annotations a JOIN episodes e "
+            "ON e.episode_id = a.episode_id WHERE e.chain_id = ? AND a.kind = ? "
+            "ORDER BY a.annotation_id",
+            (chain_id, kind),
+        )
+        return {int(episode_id): str(body) for episode_id, body in rows}
+
     def self_model_composed_at(self, chain: ChainKey) -> int | None:
         chain_id = self._existing_chain_id(chain)
         return None if chain_id is None else side.self_model_composed_at(self._reader(), chain_id)
