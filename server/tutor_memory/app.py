@@ -25,6 +25,7 @@ from tutor_memory.config import BLOCK_THREADS, ServerConfig, is_loopback
 from tutor_memory.embed import Embedder, UseOnnxEmbedder
 from tutor_memory.episodes import ChainKey
 from tutor_memory.files.ingest import FileIngest
+from tutor_memory.files.passage_cache import passage_cache
 from tutor_memory.honesty.answers import AnswerTracer
 from tutor_memory.honesty.reports import Reporter
 from tutor_memory.index import VectorIndex
@@ -149,6 +150,7 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
     loaded, episodes = ledger.rebuild_caches()
     maps = MapCache(store, embedder)
     beliefs = BeliefKeeper(ledger, maps)
+    passages = passage_cache(store, embedder.model_id)
     blocks = BlockBuilder(
         store,
         embedder,
@@ -178,12 +180,12 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
             block_pool=block_pool,
             block_cap_seconds=config.block_cap_seconds,
             maps=maps,
-            files=FileIngest(ledger, embedder, maps),
+            files=FileIngest(ledger, embedder, maps, passages),
             teacher=Teacher(ledger, maps),
             beliefs=beliefs,
             reporter=Reporter(ledger, maps),
             nightly=NightlyCycle(ledger, maps, beliefs.current_rows.invalidate),
-            tracer=AnswerTracer(ledger),
+            tracer=AnswerTracer(ledger, passages),
         )
     )
     pb_grpc.add_MemoryServicer_to_server(servicer, server)

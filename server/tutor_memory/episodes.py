@@ -209,6 +209,20 @@ def _check_line(field: str, value: str, limit: int, *, required: bool) -> str:
     return value
 
 
+def check_occurred_at(field: str, occurred_us: int, now_us: int) -> int:
+    """A time by the caller's clock (when something happened, where a window ends): not before
+    1970, not in the future beyond the allowed clock skew."""
+    if occurred_us < 0:
+        raise InvalidArgument(field, "before 1970-01-01T00:00:00Z")
+    if occurred_us > now_us + MAX_CLOCK_SKEW_US:
+        raise InvalidArgument(
+            field,
+            f"{(occurred_us - now_us) // 1_000_000} s after the server's clock: it cannot be in "
+            "the future",
+        )
+    return occurred_us
+
+
 def validate_new_episode(
     *,
     chain: ChainKey,
@@ -249,14 +263,7 @@ def validate_new_episode(
 
     given = occurred_at_us is not None
     occurred = now_us if occurred_at_us is None else occurred_at_us
-    if occurred < 0:
-        raise InvalidArgument("occurred_at", "before 1970-01-01T00:00:00Z")
-    if occurred > now_us + MAX_CLOCK_SKEW_US:
-        raise InvalidArgument(
-            "occurred_at",
-            f"{(occurred - now_us) // 1_000_000} s after the server's clock: episodes cannot "
-            "happen in the future",
-        )
+    check_occurred_at("occurred_at", occurred, now_us)
 
     if len(evidence) > MAX_EVIDENCE:
         raise InvalidArgument("evidence", f"{len(evidence)} items, at most {MAX_EVIDENCE}")

@@ -205,8 +205,10 @@ class Ledger:
 
     async def annotate_shown_memories(
         self, chain: ChainKey, answer_id: int, block_id: str, memory_ids: list[int]
-    ) -> int:
-        """Saves which block and memories were shown for the turn an answer closes (R7.2)."""
+    ) -> tuple[int, dict[int, StoredEpisode]]:
+        """Saves which block and memories were shown for the turn an answer closes (R7.2).
+        Returns the annotation's id and the episodes read to check the call: the answer and
+        every memory, by id."""
         wanted = [answer_id, *memory_ids]
         found = await self._run(
             self._readers, functools.partial(self.store.episodes_by_id, chain, wanted)
@@ -222,12 +224,13 @@ class Ledger:
         if missing:
             raise NotFound(f"memory_ids: not in this chain: {missing}")
         body = json.dumps({"block_id": block_id, "memory_ids": memory_ids})
-        return await self._run(
+        annotation_id = await self._run(
             self._writer,
             functools.partial(
                 self.store.annotate, chain, answer_id, SHOWN_MEMORIES, body, created_at_us=now_us()
             ),
         )
+        return annotation_id, found
 
     # -- reads ---------------------------------------------------------------------------------
 

@@ -17,9 +17,9 @@ from tutor_memory.beliefs.rules import Claim
 from tutor_memory.clock import now_us
 from tutor_memory.episodes import (
     MAX_CLIENT_KEY_CHARS,
-    MAX_CLOCK_SKEW_US,
     Outcome,
     check_identifier,
+    check_occurred_at,
 )
 from tutor_memory.errors import AlreadyExists, InvalidArgument
 from tutor_memory.honesty.reports import Reporter
@@ -194,12 +194,7 @@ class BeliefRpcs(Authenticated):
             raise InvalidArgument("citation_batch", f"at most {MAX_CITATION_BATCH}")
         end = now_us()
         if request.HasField("now"):
-            given = convert.timestamp_to_us("now", request.now)
-            if given > end + MAX_CLOCK_SKEW_US:
-                raise InvalidArgument(
-                    "now", "after the server's clock: a window cannot end in the future"
-                )
-            end = given
+            end = check_occurred_at("now", convert.timestamp_to_us("now", request.now), end)
         summary = await self.nightly.run(
             Scope(caller.tenant, request.student_id, request.subject_id),
             end_us=end,

@@ -14,7 +14,7 @@ from tutor_memory.conceptmap.bands import Band
 from tutor_memory.conceptmap.concept import ExtractedConcept
 from tutor_memory.conceptmap.state import ChainMap, MapCache
 from tutor_memory.conceptmap.teaching import Teacher
-from tutor_memory.episodes import MAX_CLOCK_SKEW_US
+from tutor_memory.episodes import check_occurred_at
 from tutor_memory.errors import InvalidArgument
 from tutor_memory.files.ingest import FileIngest, FileUpload
 from tutor_memory.ledger import Ledger
@@ -38,12 +38,7 @@ def occurred_at(field: str, has: bool, ts: Timestamp) -> tuple[int, bool]:
     now = now_us()
     if not has:
         return now, False
-    at = convert.timestamp_to_us(field, ts)
-    if at < 0:
-        raise InvalidArgument(field, "before 1970-01-01T00:00:00Z")
-    if at > now + MAX_CLOCK_SKEW_US:
-        raise InvalidArgument(field, "after the server's clock: nothing happens in the future")
-    return at, True
+    return check_occurred_at(field, convert.timestamp_to_us(field, ts), now), True
 
 
 def map_to_proto(chain_map: ChainMap) -> pb.GetMapReply:
@@ -149,10 +144,8 @@ class MapRpcs(Authenticated):
         if request.limit > MAX_PASSAGES:
             raise InvalidArgument("limit", f"at most {MAX_PASSAGES}")
         limit = request.limit or DEFAULT_PASSAGES
-        store, embedder = self.ledger.store, self.ledger.embedder
-        passages, matrix = await self.ledger.read(
-            lambda: store.current_passages(chain, embedder.model_id)
-        )
+        embedder = self.ledger.embedder
+        passages, matrix = await self.ledger.read(lambda: self.files.passage_cache.get(chain))
         if not passages:
             return pb.SearchPassagesReply()
         query = (await self.ledger.on_embed_thread(lambda: embedder.embed([request.query])))[0]

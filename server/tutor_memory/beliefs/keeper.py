@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from tutor_memory.beliefs.routing import Routing, check_text, evaluation_of, route_topic
 from tutor_memory.beliefs.rules import (
@@ -25,7 +24,7 @@ from tutor_memory.beliefs.rules import (
     same_belief,
 )
 from tutor_memory.chain_cache import ChainCache
-from tutor_memory.clock import now_us
+from tutor_memory.clock import now_us, us_to_datetime
 from tutor_memory.conceptmap.canonical import canonical_key
 from tutor_memory.conceptmap.names import NameMatcher
 from tutor_memory.conceptmap.state import MapCache
@@ -68,16 +67,12 @@ class Rederived:
     checks_replayed: int
 
 
-def to_datetime(us: int) -> datetime:
-    return datetime.fromtimestamp(us / 1_000_000, tz=UTC)
-
-
 def evidence_of(ep: StoredEpisode) -> CheckEvidence:
     assert ep.check is not None
     return CheckEvidence(
         ep.episode_id,
         ep.check.outcome is Outcome.RIGHT,
-        to_datetime(ep.occurred_at_us),
+        us_to_datetime(ep.occurred_at_us),
         ep.check.predicted_mastery,
     )
 

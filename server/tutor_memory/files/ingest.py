@@ -35,6 +35,7 @@ from tutor_memory.episodes import (
 from tutor_memory.errors import AlreadyExists, InvalidArgument, NotFound
 from tutor_memory.files.document import Document
 from tutor_memory.files.errors import FileRejected
+from tutor_memory.files.passage_cache import PassageCache
 from tutor_memory.files.passages import passages
 from tutor_memory.files.read import read_document
 from tutor_memory.ledger import Ledger, PreparedBatch
@@ -164,10 +165,13 @@ def _file_summary(upload: FileUpload, document: Document, names: Sequence[str]) 
 
 
 class FileIngest:
-    def __init__(self, ledger: Ledger, embedder: Embedder, maps: MapCache) -> None:
+    def __init__(
+        self, ledger: Ledger, embedder: Embedder, maps: MapCache, passage_cache: PassageCache
+    ) -> None:
         self.ledger = ledger
         self.embedder = embedder
         self.maps = maps
+        self.passage_cache = passage_cache
         self.extractor = OfflineExtractor()
 
     async def ingest(self, upload: FileUpload) -> IngestResult:
@@ -207,6 +211,7 @@ class FileIngest:
 
         outcomes, _ = await self.ledger.write_with(prepared, then)
         self.maps.invalidate(upload.chain)
+        self.passage_cache.invalidate(upload.chain)
         chain_map = await self.ledger.read(lambda: self.maps.get(upload.chain))
         by_key = {node.key: node.name for node in chain_map.map.nodes}
         names = tuple(
@@ -302,6 +307,7 @@ class FileIngest:
 
         outcomes, _ = await self.ledger.write_with(prepared, then)
         self.maps.invalidate(chain)
+        self.passage_cache.invalidate(chain)
         chain_map = await self.ledger.read(lambda: self.maps.get(chain))
         return RemoveResult(outcomes[0].episode, len(chain_map.map.nodes))
 

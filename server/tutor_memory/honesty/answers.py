@@ -8,10 +8,9 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from tutor_memory.beliefs.keeper import to_datetime
-from tutor_memory.clock import now_us
+from tutor_memory.clock import now_us, us_to_datetime
 from tutor_memory.episodes import ChainKey
-from tutor_memory.errors import NotFound
+from tutor_memory.files.passage_cache import PassageCache
 from tutor_memory.honesty.grounding import GroundingResult, SourceMemory, SourcePassage, ground
 from tutor_memory.ledger import Ledger
 from tutor_memory.recall.text import normalise, stop_words, words
@@ -54,8 +53,9 @@ def nearest_passages(
 
 
 class AnswerTracer:
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, passages: PassageCache) -> None:
         self.ledger = ledger
+        self.passages = passages
         # Content words of each passage, by passage id: a passage never changes once stored, and
         # reading every passage of a course again on each turn would cost more than tracing.
         self._words: dict[int, set[str]] = {}
@@ -71,26 +71,20 @@ class AnswerTracer:
     async def annotate(
         self, chain: ChainKey, answer_id: int, block_id: str, memory_ids: list[int]
     ) -> AnswerAnnotated:
-        annotation_id = await self.ledger.annotate_shown_memories(
+        annotation_id, found = await self.ledger.annotate_shown_memories(
             chain, answer_id, block_id, memory_ids
         )
-        store = self.ledger.store
-        found = await self.ledger.read(
-            lambda: store.episodes_by_id(chain, [answer_id, *memory_ids])
-        )
-        answer = found.get(answer_id)
-        if answer is None:
-            raise NotFound(f"answer_episode_id: episode {answer_id} is not in this chain")
-        passages, _ = await self.ledger.read(
-            lambda: store.current_passages(chain, self.ledger.embedder.model_id)
-        )
+        answer = found[answer_id]
+        passages, _ = await self.ledger.read(lambda: self.passages.get(chain))
         text = answer.text or answer.summary
         sources = [
             SourcePassage(p.file_id, p.version, p.page, p.text)
             for p in nearest_passages(text, passages, self._passage_words)
         ]
         memories = [
-            SourceMemory(ep.episode_id, to_datetime(ep.occurred_at_us), f"{ep.summary}\n{ep.text}")
+            SourceMemory(
+                ep.episode_id, us_to_datetime(ep.occurred_at_us), f"{ep.summary}\n{ep.text}"
+            )
             for i, ep in found.items()
             if i != answer_id
         ]

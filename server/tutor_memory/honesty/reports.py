@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tutor_memory.beliefs.calibration import Calibration, calibrate
-from tutor_memory.beliefs.keeper import belief_line, routed_checks, to_datetime
+from tutor_memory.beliefs.keeper import belief_line
 from tutor_memory.beliefs.routing import Routing, evaluation_of, route_topic
+from tutor_memory.clock import us_to_datetime
 from tutor_memory.conceptmap.state import MapCache
 from tutor_memory.episodes import ChainKey, Kind, Outcome, StoredEpisode
 from tutor_memory.honesty.answers import GROUNDING_ANNOTATION
@@ -64,14 +65,14 @@ class Reporter:
         turns = store.episodes_of_kind(chain, (Kind.QUESTION, Kind.ANSWER, Kind.CHECK))
         checks = [e for e in turns if e.kind is Kind.CHECK and e.check is not None]
         right = sum(1 for c in checks if c.check and c.check.outcome is Outcome.RIGHT)
-        linked = sum(len(eps) for _, eps in routed_checks(checks, chain_map.matcher).values())
-        spoken = sum(
-            1
+        # Routed by today's rules, once per check (as beliefs are).
+        routings = [
+            route_topic(c.check.topic, evaluation_of(c.text), chain_map.matcher)[0]
             for c in checks
             if c.check is not None
-            and route_topic(c.check.topic, evaluation_of(c.text), chain_map.matcher)[0]
-            is Routing.SPOKEN_EXPRESSION
-        )
+        ]
+        linked = sum(r in (Routing.NAME, Routing.EVALUATION) for r in routings)
+        spoken = sum(r is Routing.SPOKEN_EXPRESSION for r in routings)
         conversation = [e for e in turns if e.kind is not Kind.CHECK]
         unanswered: list[StoredEpisode] = []
         grounding = store.latest_annotations(chain, GROUNDING_ANNOTATION)
@@ -90,7 +91,7 @@ class Reporter:
                 if c.check is not None and c.check.predicted_mastery is not None
             ]
         )
-        now = to_datetime(now_us)
+        now = us_to_datetime(now_us)
         work = working_set(beliefs, now)
         facts = ReportFacts(
             checks=len(checks),
@@ -113,7 +114,7 @@ class Reporter:
             "The nightly cycle has not run for this student and subject yet."
             if composed is None
             else "The nightly cycle last composed the working set and self-model on "
-            f"{to_datetime(composed).strftime(DATE_FORMAT)}."
+            f"{us_to_datetime(composed).strftime(DATE_FORMAT)}."
         )
         return Report(
             beliefs=tuple(beliefs),

@@ -18,9 +18,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from tutor_memory.beliefs.calibration import Calibration, calibrate
-from tutor_memory.beliefs.keeper import to_datetime
 from tutor_memory.beliefs.rules import decay_due, decay_reason, decayed_confidence
-from tutor_memory.clock import now_us
+from tutor_memory.clock import now_us, us_to_datetime
 from tutor_memory.conceptmap.state import MapCache
 from tutor_memory.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.honesty.citations import verify_citations
@@ -75,7 +74,7 @@ def day_episode(ep: StoredEpisode) -> DayEpisode:
         kind=ep.kind.value,
         summary=ep.summary,
         salience=ep.salience,
-        occurred_at=to_datetime(ep.occurred_at_us),
+        occurred_at=us_to_datetime(ep.occurred_at_us),
         concepts=ep.concepts,
         check_right=(ep.check.outcome.value == "right") if ep.check else None,
         topic=ep.check.topic if ep.check else None,
@@ -88,8 +87,8 @@ def calibration_json(result: Calibration) -> str:
 
 def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
     """The decayed successor of a belief untouched for 45 days (R8.2), or None when not due."""
-    last_decay = to_datetime(belief.created_at_us) if belief.needs_reconfirmation else None
-    if not decay_due(to_datetime(belief.evidence_at_us), last_decay, to_datetime(now)):
+    last_decay = us_to_datetime(belief.created_at_us) if belief.needs_reconfirmation else None
+    if not decay_due(us_to_datetime(belief.evidence_at_us), last_decay, us_to_datetime(now)):
         return None
     return NewBelief(
         concept=belief.concept,
@@ -97,7 +96,7 @@ def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
         claim=belief.claim,
         confidence=decayed_confidence(belief.confidence),
         supporting=belief.supporting,
-        reason=decay_reason(to_datetime(belief.evidence_at_us), to_datetime(now)),
+        reason=decay_reason(us_to_datetime(belief.evidence_at_us), us_to_datetime(now)),
         rules_version=belief.rules_version,
         needs_reconfirmation=True,
         evidence_at_us=belief.evidence_at_us,
@@ -144,8 +143,8 @@ class NightlyCycle:
             summary.chains_already_done += 1
             return
         day = await self.ledger.read(lambda: self._window(chain, start_us, end_us))
-        note = consolidation_note([day_episode(e) for e in day], to_datetime(start_us),
-                                  to_datetime(end_us))  # fmt: skip
+        note = consolidation_note([day_episode(e) for e in day], us_to_datetime(start_us),
+                                  us_to_datetime(end_us))  # fmt: skip
         checks = await self.ledger.read(lambda: store.episodes_of_kind(chain, (Kind.CHECK,)))
         calibration = calibrate(
             [
@@ -183,7 +182,7 @@ class NightlyCycle:
             beliefs_now = w.current_beliefs(chain)
             w.save_self_model(
                 chain,
-                working_set(beliefs_now, to_datetime(end_us)),
+                working_set(beliefs_now, us_to_datetime(end_us)),
                 calibration_json(calibration),
                 at_us=at,
             )

@@ -147,8 +147,8 @@ class BlockBuilder:
         # The query is embedded on its own thread while this one searches the text (onnxruntime
         # releases the GIL), so the two costs overlap instead of adding up.
         self._embedding = ThreadPoolExecutor(1, thread_name_prefix="query-embed")
-        # Token counts of the block's frame (everything but the memories), by frame text;
-        # bounded, since beliefs and map lines make frames vary with the query.
+        # Token counts of the block's fixed frame (everything but memories, beliefs and map), by
+        # frame text; bounded, though few distinct frames occur (record line, time window label).
         self._frame_tokens: dict[str, int] = {}
 
     def close(self) -> None:
@@ -382,16 +382,17 @@ class BlockBuilder:
     def _overhead(
         self, req: BlockRequest, extras: Extras, record: bool, window: TimeWindow | None
     ) -> int:
-        """Tokens of the block without memories, which the memories' budget must leave room for."""
+        """Tokens of the block without memories, which the memories' budget must leave room for:
+        the fixed frame (counted once per distinct frame) plus what the beliefs and map take."""
         frame = self._compose(
-            req, [], extras, record=record, window=window, no_record=False, count=False
+            req, [], Extras(), record=record, window=window, no_record=False, count=False
         )
         tokens = self._frame_tokens.get(frame.text)
         if tokens is None:
             if len(self._frame_tokens) >= FRAME_CACHE_SIZE:
                 self._frame_tokens.clear()
             tokens = self._frame_tokens[frame.text] = self.counter.count(frame.text)
-        return tokens
+        return tokens + extras.tokens
 
     def _compose(
         self,

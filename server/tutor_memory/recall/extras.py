@@ -47,6 +47,8 @@ class BeliefView:
     tokens: tuple[int, ...]
     # concept key -> position in `rows` (one current belief per concept).
     position: dict[str, int]
+    # Tokens of the section's heading line.
+    title_tokens: int
 
 
 def belief_view(rows: Sequence[BeliefRow], counter: TokenCounter) -> BeliefView:
@@ -60,6 +62,7 @@ def belief_view(rows: Sequence[BeliefRow], counter: TokenCounter) -> BeliefView:
         lines,
         tuple(counter.count(line) for line in lines),
         {b.concept_key: i for i, b in enumerate(ordered)},
+        counter.count(f"{BELIEFS_TITLE}:"),
     )
 
 
@@ -105,6 +108,10 @@ class Extras:
     fingerprints: dict[str, str] | None = None
     # Names of the concepts the query was routed to (their episodes join recall's candidates).
     routed: tuple[str, ...] = ()
+    # Tokens the two sections take, headings and line breaks included, as counted line by line
+    # when they were composed: what packing leaves out of the episodes' budget (the whole block
+    # is counted again at the end). Not updated by the `without_*` trims, which come later.
+    tokens: int = 0
 
     def without_map_line(self) -> Extras:
         return dataclasses.replace(
@@ -168,6 +175,7 @@ def compose_extras(
     order = belief_order(beliefs, [canonical_key(n) for n in routed])[:MAX_BELIEFS]
     n_beliefs = _fit([beliefs.tokens[i] for i in order], int(budget_tokens * BELIEFS_BUDGET_SHARE))
     shown = order[:n_beliefs]
+    tokens = beliefs.title_tokens + 1 + sum(beliefs.tokens[i] + 1 for i in shown) if shown else 0
 
     map_lines: list[str] = []
     map_names: list[str] = []
@@ -182,6 +190,8 @@ def compose_extras(
         room = int(budget_tokens * MAP_BUDGET_SHARE) - view.header_tokens - 1
         n_map = _fit(map_tokens, max(0, room))
         map_lines, map_names = map_lines[:n_map], map_names[:n_map]
+        if n_map:
+            tokens += view.header_tokens + 1 + sum(n + 1 for n in map_tokens[:n_map])
     return Extras(
         belief_lines=tuple(beliefs.lines[i] for i in shown),
         belief_concepts=tuple(beliefs.rows[i].concept for i in shown),
@@ -190,4 +200,5 @@ def compose_extras(
         map_concepts=tuple(map_names),
         fingerprints=chain_map.fingerprints,
         routed=tuple(routed),
+        tokens=tokens,
     )
