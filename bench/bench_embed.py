@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from bench._meta import print_table, run_metadata, write_results
-from tutor_memory.embed import UseOnnxEmbedder
-from tutor_memory.model_fetch import default_model_dir, fetch_model
+from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory.models.fetch import default_model_dir, fetch_model
 
 QUERY = "How do plants turn sunlight into the energy they need to grow?"  # 12 words
 QUERY_CALLS = 500

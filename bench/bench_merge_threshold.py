@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
-from tutor_memory.conceptmap.contrast import contrasting
-from tutor_memory.conceptmap.graph import MERGE_SIMILARITY
-from tutor_memory.embed import UseOnnxEmbedder
-from tutor_memory.model_fetch import default_model_dir, fetch_model
+from tutor_memory.domain.conceptmap.contrast import contrasting
+from tutor_memory.domain.conceptmap.graph import MERGE_SIMILARITY
+from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory.models.fetch import default_model_dir, fetch_model
 
 PAIRS_FILE = Path(__file__).resolve().parent / "merge_pairs.json"
 

@@ -29,15 +29,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from bench import rank_numpy
 from bench._meta import print_table, run_metadata, write_results
-from tutor_memory import _core, _reference
-from tutor_memory.recall import rank_numpy
-from tutor_memory.recall.scoring import (
+from tutor_memory.domain.recall.scoring import (
     RECENCY_HALF_LIFE_DAYS,
     W_RECENCY,
     W_RELEVANCE,
     W_SALIENCE,
 )
+from tutor_memory.native import _core, _reference
 
 SEED = 20_261_130
 EPISODES = 100_000

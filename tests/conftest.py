@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_memory.embed import UseOnnxEmbedder
-from tutor_memory.model_fetch import MODEL_FILE_NAME, default_model_dir, fetch_model
+from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory.models.fetch import MODEL_FILE_NAME, default_model_dir, fetch_model
 
 
 @pytest.fixture(scope="session")

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bench.eval.questions import Category, Question
-from tutor_memory.beliefs.rules import Claim
-from tutor_memory.recall.extras import BELIEFS_TITLE
+from tutor_memory.domain.beliefs.rules import Claim
+from tutor_memory.domain.recall.sections import BELIEFS_TITLE
 from tutor_memory_client._proto import memory_pb2 as pb
 
 

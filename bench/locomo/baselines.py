@@ -24,12 +24,12 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.locomo.packing import StoredTurn
-from tutor_memory.episodes import Kind
-from tutor_memory.recall.text import words
+from tutor_memory.domain.episodes import Kind
+from tutor_memory.domain.text.phrases import words
 
 # The store's own quoting of a chain-prefixed term, so the query reads its index exactly as the
 # server writes it (a private helper: a second copy of the format could drift from it silently).
-from tutor_memory.store.sqlite import _fts_phrase
+from tutor_memory.store.sqlite.store import _fts_phrase
 
 BM25 = "bm25"
 VECTOR = "vector"

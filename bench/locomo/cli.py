@@ -18,10 +18,10 @@ from bench.locomo.dataset import LOCOMO_FILE, Conversation, load_conversations
 from bench.locomo.ingest import SUBJECT
 from bench.locomo.report import markdown
 from bench.locomo.run import BUDGETS, RECALL_AT, Options, run_conversation
-from tutor_memory.app import load_embedder
-from tutor_memory.config import ServerConfig
-from tutor_memory.embed import Embedder
-from tutor_memory.tokens import load_counter
+from tutor_memory.api.server import load_embedder
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.models.embedder import Embedder
+from tutor_memory.models.tokenizers import load_counter
 
 FULL_RUN_NAME = "locomo"
 # A run on fewer conversations or questions never overwrites the full run's files by default.

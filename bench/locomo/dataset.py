@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench._meta import REPO_ROOT
-from tutor_memory import lang
+from tutor_memory.domain import lang
 
 LOCOMO_FILE = REPO_ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json"
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from tutor_memory.episodes import Kind
-from tutor_memory.recall import render
-from tutor_memory.recall.engine import MAX_MEMORIES
-from tutor_memory.tokens import TokenCounter
+from tutor_memory.app.blocks import MAX_MEMORIES
+from tutor_memory.domain.episodes import Kind
+from tutor_memory.domain.recall import block_text as render
+from tutor_memory.models.tokenizers import TokenCounter
 
 UTC_ZONE = ZoneInfo("UTC")
 

@@ -1,4 +1,4 @@
-//! Native core of tutor-memory, importable as `tutor_memory._core`.
+//! Native core of tutor-memory, importable as `tutor_memory.native._core`.
 //!
 //! This file only registers the Python module; the logic lives in pure-Rust modules
 //! (`chain`, `rank`, `errors`) and `py` holds the thin wrappers.

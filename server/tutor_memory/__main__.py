@@ -1,5 +1,5 @@
 import sys
 
-from tutor_memory.cli import main
+from tutor_memory.cli.main import main
 
 sys.exit(main())

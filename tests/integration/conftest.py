@@ -9,10 +9,10 @@ from pathlib import Path
 import grpc
 import pytest
 
-from tutor_memory.app import App, create_server
-from tutor_memory.auth import token_sha256
-from tutor_memory.config import ServerConfig
-from tutor_memory.embed import UseOnnxEmbedder
+from tutor_memory.api.auth import token_sha256
+from tutor_memory.api.server import App, create_server
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.models.embedder import UseOnnxEmbedder
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc

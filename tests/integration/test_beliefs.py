@@ -172,7 +172,8 @@ async def test_a_retried_check_with_its_key_writes_nothing_new(harness: Harness)
 async def test_rederive_retires_beliefs_replays_checks_and_touches_no_episode(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tutor_memory.beliefs import keeper, rules
+    from tutor_memory.app import beliefs as keeper
+    from tutor_memory.domain.beliefs import rules
 
     await give_course(harness)
     await check(harness, "Osmosis", False, T0 + timedelta(days=1))

@@ -8,10 +8,10 @@ import grpc
 import pytest
 
 from tests.integration.conftest import A, B, Harness, question, start_harness, stop_harness
-from tutor_memory.config import ServerConfig
-from tutor_memory.embed import UseOnnxEmbedder
-from tutor_memory.episodes import ChainKey
-from tutor_memory.tokens import TiktokenCounter
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory.models.tokenizers import TiktokenCounter
 from tutor_memory_client._proto import memory_pb2 as pb
 
 NOW = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)

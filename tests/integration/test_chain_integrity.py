@@ -111,7 +111,7 @@ async def test_checkpoint_still_holds_after_more_appends(harness: Harness) -> No
 async def test_rewrite_that_rehashes_every_row_is_caught_by_a_checkpoint(harness: Harness) -> None:
     """A 'well-meant migration' that rewrites an old row and re-links the chain so it verifies
     internally still contradicts a checkpoint taken before it."""
-    from tutor_memory.chain import recompute
+    from tutor_memory.domain.chain import recompute
 
     await fill(harness, 6)
     cp = await checkpoint(harness)

@@ -13,8 +13,8 @@ from tests.fixtures.biology.make_pdf import FIXTURE_DIR
 from tests.integration.conftest import TOKEN_A, Harness, start_harness, stop_harness
 from tests.integration.test_beliefs import STUDENT, SUBJECT, T0, check, give_course
 from tutor_memory import cli
-from tutor_memory.config import ServerConfig
-from tutor_memory.embed import UseOnnxEmbedder
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.models.embedder import UseOnnxEmbedder
 from tutor_memory_client._proto import memory_pb2 as pb
 
 

@@ -14,8 +14,8 @@ from pypdf import PdfWriter
 
 from tests.fixtures.biology.make_pdf import FIXTURE_DIR, build_pdf, transport_chapter
 from tests.integration.conftest import A, Harness
-from tutor_memory.conceptmap.canonical import canonical_key
-from tutor_memory.files.ingest import fingerprint
+from tutor_memory.app.files import fingerprint
+from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory_client._proto import memory_pb2 as pb
 
 STUDENT, SUBJECT = "s1", "biology"
@@ -249,7 +249,7 @@ async def test_the_same_bytes_again_are_a_no_op_and_new_bytes_a_new_version(
     assert (second.version, second.unchanged) == (2, False)
     assert second.fingerprint == fingerprint(edited)
     store = harness.app.ledger.store
-    from tutor_memory.episodes import ChainKey
+    from tutor_memory.domain.episodes import ChainKey
 
     versions = store.file_versions(
         ChainKey("tenant-a", STUDENT, SUBJECT), harness.app.ledger.embedder.dim,
@@ -364,7 +364,7 @@ async def test_a_removed_file_leaves_the_map(harness: Harness) -> None:
 async def test_an_oversized_file_is_invalid_argument_naming_the_limit(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tutor_memory.files import read
+    from tutor_memory.domain.files import read
 
     monkeypatch.setattr(read, "MAX_FILE_BYTES", 1_000)
     with pytest.raises(grpc.aio.AioRpcError) as err:

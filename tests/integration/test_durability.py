@@ -19,9 +19,9 @@ from tests.integration.conftest import (
     write_tokens_file,
 )
 from tests.integration.server_process import ServerProcess
-from tutor_memory.config import DATABASE_FILE_NAME, ServerConfig
-from tutor_memory.embed import UseOnnxEmbedder
-from tutor_memory.episodes import ChainKey
+from tutor_memory.app.config import DATABASE_FILE_NAME, ServerConfig
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.models.embedder import UseOnnxEmbedder
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc

@@ -34,7 +34,7 @@ async def test_students_and_subjects_are_separate_chains(harness: Harness) -> No
 
 
 async def test_vector_index_is_per_chain(harness: Harness) -> None:
-    from tutor_memory.episodes import ChainKey
+    from tutor_memory.domain.episodes import ChainKey
 
     a = (await harness.append(question("photosynthesis in leaves"), md=A)).episode
     b = (await harness.append(question("photosynthesis in leaves"), md=B)).episode

@@ -23,7 +23,7 @@ from bench.locomo.dataset import (
 )
 from bench.locomo.scoring import groups_of, score
 
-from tutor_memory.embed import UseOnnxEmbedder
+from tutor_memory.models.embedder import UseOnnxEmbedder
 
 SESSION_1 = [
     ("Alice", "Hi Bob, how was your weekend?"),

@@ -11,9 +11,9 @@ import pytest
 
 from tests.integration.conftest import A, Harness
 from tests.integration.test_beliefs import STUDENT, SUBJECT, T0, at, check, give_course, history
-from tutor_memory.episodes import ChainKey
-from tutor_memory.honesty.citations import CitationStatus
-from tutor_memory.nightly.cycle import CITATION_ANNOTATION
+from tutor_memory.app.nightly import CITATION_ANNOTATION
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.honesty.citations import CitationStatus
 from tutor_memory_client._proto import memory_pb2 as pb
 
 CHAIN = ChainKey("tenant-a", STUDENT, SUBJECT)

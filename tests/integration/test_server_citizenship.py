@@ -17,10 +17,10 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from tests.integration.conftest import A, Harness, question, start_harness, stop_harness
 from tests.integration.server_process import ServerProcess
-from tutor_memory.app import ConfigError, create_server
-from tutor_memory.config import ServerConfig
-from tutor_memory.embed import UseOnnxEmbedder
-from tutor_memory.model_fetch import MODEL_FILE_NAME
+from tutor_memory.api.server import ConfigError, create_server
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory.models.fetch import MODEL_FILE_NAME
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc

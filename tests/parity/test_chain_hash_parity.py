@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutor_memory import _core, _reference
+from tutor_memory.native import _core, _reference
 
 Episode = dict[str, object]
 HashFn = Callable[..., bytes]

@@ -18,17 +18,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from bench import rank_numpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutor_memory import _core, _reference
-from tutor_memory.recall import rank_numpy
-from tutor_memory.recall.scoring import (
+from tutor_memory.domain.recall.scoring import (
     RECENCY_HALF_LIFE_DAYS,
     W_RECENCY,
     W_RELEVANCE,
     W_SALIENCE,
 )
+from tutor_memory.native import _core, _reference
 
 Args = dict[str, Any]
 Result = tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], int]

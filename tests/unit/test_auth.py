@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tutor_memory.auth import DEV_TENANT, TokenBook, new_token, token_sha256
-from tutor_memory.errors import Unauthenticated
+from tutor_memory.api.auth import DEV_TENANT, TokenBook, new_token, token_sha256
+from tutor_memory.domain.errors import Unauthenticated
 
 
 def _book(tmp_path: Path, body: str) -> TokenBook:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tutor_memory.beliefs.rules import (
+from tutor_memory.domain.beliefs.rules import (
     DECAY_AFTER,
     MAX_CONFIDENCE,
     MAX_SUPPORTING,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_memory.beliefs.calibration import (
+from tutor_memory.domain.beliefs.calibration import (
     BIN_COUNT,
     MIN_CHECKS_FOR_CALIBRATION,
     CalibrationBin,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_memory.conceptmap.canonical import canonical_key, canonical_words, name_words
+from tutor_memory.domain.conceptmap.canonical import canonical_key, canonical_words, name_words
 
 SAME_CONCEPT = [
     # English: case, article, plural

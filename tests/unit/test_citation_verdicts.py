@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tutor_memory.honesty.citations import BLOCK_NOTE, CitationStatus, verify_citations
+from tutor_memory.domain.honesty.citations import BLOCK_NOTE, CitationStatus, verify_citations
 
 OLD = "a" * 64
 NEW = "b" * 64

@@ -11,9 +11,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tutor_memory.conceptmap.concept import ExtractedConcept
-from tutor_memory.conceptmap.contrast import contrasting, contrasting_words
-from tutor_memory.conceptmap.graph import (
+from tutor_memory.domain.conceptmap.concept import ExtractedConcept
+from tutor_memory.domain.conceptmap.contrast import contrasting, contrasting_words
+from tutor_memory.domain.conceptmap.graph import (
     MERGE_SIMILARITY,
     Band,
     ConceptMap,
@@ -23,8 +23,8 @@ from tutor_memory.conceptmap.graph import (
     TaughtNote,
     build_map,
 )
-from tutor_memory.conceptmap.order import pagerank
-from tutor_memory.conceptmap.render import LINE_MAX_CHARS
+from tutor_memory.domain.conceptmap.map_text import LINE_MAX_CHARS
+from tutor_memory.domain.conceptmap.order import pagerank
 
 # Wide enough that random unit vectors are nearly orthogonal (cosines around +-0.06).
 DIM = 256

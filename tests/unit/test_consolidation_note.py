@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from tutor_memory.episodes import (
+from tutor_memory.domain.episodes import (
     SALIENCE_ANSWER,
     SALIENCE_CHECK_RIGHT,
     SALIENCE_CHECK_WRONG,
@@ -13,7 +13,7 @@ from tutor_memory.episodes import (
     SALIENCE_QUESTION,
     SALIENCE_TAUGHT,
 )
-from tutor_memory.nightly.consolidation import (
+from tutor_memory.domain.reporting.digest import (
     HEADLINES,
     NOTE_SUMMARY_CHARS,
     DayEpisode,

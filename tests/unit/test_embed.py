@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tutor_memory.embed import Embedder, UseOnnxEmbedder
-from tutor_memory.model_fetch import (
+from tutor_memory.models.embedder import Embedder, UseOnnxEmbedder
+from tutor_memory.models.fetch import (
     MODEL_FILE_NAME,
     MODEL_SHA256,
     ModelIntegrityError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_memory.episodes import (
+from tutor_memory.domain.episodes import (
     ChainKey,
     Check,
     Kind,
@@ -12,7 +12,7 @@ from tutor_memory.episodes import (
     salience_of,
     validate_new_episode,
 )
-from tutor_memory.errors import InvalidArgument
+from tutor_memory.domain.errors import InvalidArgument
 
 NOW = 1_800_000_000_000_000
 CHAIN = ChainKey("t", "s", "bio")

@@ -12,9 +12,9 @@ from bench.eval.generator import DEFAULT_HISTORIES, generate, generate_all
 from bench.eval.history import Check, FileArrival, History, Teaching, Turn
 from bench.eval.language import DATA_DIR, LANGUAGES, PackError, load, parse
 
-from tutor_memory.files.passages import passages
-from tutor_memory.files.read import read_document
-from tutor_memory.recall.narration import is_narration
+from tutor_memory.domain.files.passages import passages
+from tutor_memory.domain.files.read import read_document
+from tutor_memory.domain.recall.narration import is_narration
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from bench.eval.grading import Shown, grade, named
 from bench.eval.history import Month
 from bench.eval.questions import Category, Expected, Question, WrongConcept
 
-from tutor_memory.recall.extras import BELIEFS_TITLE
-from tutor_memory.recall.render import EARLIER_WORK_TITLE
+from tutor_memory.domain.recall.block_text import EARLIER_WORK_TITLE
+from tutor_memory.domain.recall.sections import BELIEFS_TITLE
 from tutor_memory_client._proto import memory_pb2 as pb
 
 ROME = ZoneInfo("Europe/Rome")

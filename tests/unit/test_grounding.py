@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutor_memory.honesty import grounding
-from tutor_memory.honesty.grounding import (
+from tutor_memory.domain.honesty import grounding
+from tutor_memory.domain.honesty.grounding import (
     MAX_TRACES_PER_KIND,
     GroundingStatus,
     SourceMemory,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_memory import lang
-from tutor_memory.conceptmap.headings import (
+from tutor_memory.domain import lang
+from tutor_memory.domain.conceptmap.headings import (
     EMPTY,
     MAX_NAME_WORDS,
     NO_LETTERS,

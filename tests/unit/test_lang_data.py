@@ -8,9 +8,9 @@ from importlib import resources
 
 import pytest
 
-from tutor_memory import lang
-from tutor_memory.lang import LANGUAGES, RELATIVE_KEYS, LanguageData
-from tutor_memory.recall.text import compile_phrase, normalise, stop_words, words
+from tutor_memory.domain import lang
+from tutor_memory.domain.lang import LANGUAGES, RELATIVE_KEYS, LanguageData
+from tutor_memory.domain.text.phrases import compile_phrase, normalise, stop_words, words
 
 MIN_STOP_WORDS, MAX_STOP_WORDS = 100, 250
 

@@ -9,12 +9,12 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.conceptmap.concept import ExtractedConcept
-from tutor_memory.conceptmap.state import MapCache
-from tutor_memory.embed import Embedder
-from tutor_memory.episodes import ChainKey, Kind, StoredEpisode
-from tutor_memory.store.base import LedgerStore
-from tutor_memory.store.records import FileVersion
+from tutor_memory.app.maps import MapCache
+from tutor_memory.domain.conceptmap.concept import ExtractedConcept
+from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
+from tutor_memory.domain.records import FileVersion
+from tutor_memory.models.embedder import Embedder
+from tutor_memory.store.protocols import LedgerStore
 
 DIM = 4
 

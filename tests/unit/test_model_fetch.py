@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tutor_memory import model_fetch
-from tutor_memory.model_fetch import (
+from tutor_memory.models import fetch as model_fetch
+from tutor_memory.models.fetch import (
     MODEL_FILE_NAME,
     MODEL_PACKAGE_PIN,
     MODEL_SHA256,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from tutor_memory.conceptmap.names import NameMatcher
+from tutor_memory.domain.conceptmap.names import NameMatcher
 
 BIOLOGY = ["Cell Membrane", "Osmosis", "Diffusion", "Cell", "Mitochondria", "Active transport"]
 

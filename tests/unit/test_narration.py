@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tutor_memory.recall.narration import is_narration
+from tutor_memory.domain.recall.narration import is_narration
 
 ROME = "Europe/Rome"
 NOW = (datetime(2026, 11, 25, 14, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from tutor_memory.conceptmap.concept import ExtractedConcept
-from tutor_memory.conceptmap.extract import MAX_CONCEPTS_PER_FILE, Extractor, OfflineExtractor
-from tutor_memory.conceptmap.headings import MAX_NAME_WORDS, rejection_reason
-from tutor_memory.files.document import Document, Page
+from tutor_memory.domain.conceptmap.concept import ExtractedConcept
+from tutor_memory.domain.conceptmap.extract import (
+    MAX_CONCEPTS_PER_FILE,
+    Extractor,
+    OfflineExtractor,
+)
+from tutor_memory.domain.conceptmap.headings import MAX_NAME_WORDS, rejection_reason
+from tutor_memory.domain.files.document import Document, Page
 
 ENGLISH = Document(
     "markdown",

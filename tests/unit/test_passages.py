@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tutor_memory.files.document import Document, Page
-from tutor_memory.files.passages import MAX_PASSAGE_CHARS, PassageText, passages
+from tutor_memory.domain.files.document import Document, Page
+from tutor_memory.domain.files.passages import MAX_PASSAGE_CHARS, PassageText, passages
 
 
 def _markdown(*texts: str) -> Document:

@@ -11,9 +11,9 @@ from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
 
 from tests.fixtures.biology.make_pdf import FIXTURE_DIR, build_pdf, transport_pdf
-from tutor_memory.files import read
-from tutor_memory.files.errors import FileRejected
-from tutor_memory.files.read import detect_kind, read_document
+from tutor_memory.domain.files import read
+from tutor_memory.domain.files.errors import FileRejected
+from tutor_memory.domain.files.read import detect_kind, read_document
 
 
 def _encrypt(pdf: bytes, user_password: str) -> bytes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_memory.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.record_mode import is_record_question
 
 RECORD_QUESTIONS = {
     "en": [

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from tutor_memory.beliefs.calibration import calibrate
-from tutor_memory.beliefs.rules import Claim
-from tutor_memory.nightly.report import (
+from tutor_memory.domain.beliefs.calibration import calibrate
+from tutor_memory.domain.beliefs.rules import Claim
+from tutor_memory.domain.reporting.report_lines import (
     REVIEW_AFTER,
     WORKING_SET_SIZE,
     BeliefState,

@@ -6,8 +6,8 @@ import json
 import stat
 from pathlib import Path
 
-from tutor_memory.episodes import ChainKey
-from tutor_memory.signing import CHECKPOINT_FORMAT, KEY_FILE_NAME, ServerKey
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.signing import CHECKPOINT_FORMAT, KEY_FILE_NAME, ServerKey
 
 CHAIN = ChainKey("t", "s", "bio")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_memory.beliefs.spoken import is_spoken_expression
+from tutor_memory.domain.beliefs.spoken import is_spoken_expression
 
 
 @pytest.mark.parametrize(

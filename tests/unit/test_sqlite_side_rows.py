@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tutor_memory.conceptmap.concept import ExtractedConcept
-from tutor_memory.episodes import ChainKey, Kind, NewEpisode
-from tutor_memory.store.base import PreparedEpisode
-from tutor_memory.store.records import NewBelief, NewFileVersion, NewPassage
-from tutor_memory.store.sqlite import SqliteLedgerStore
+from tutor_memory.domain.conceptmap.concept import ExtractedConcept
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
+from tutor_memory.domain.records import NewBelief, NewFileVersion, NewPassage
+from tutor_memory.store.protocols import PreparedEpisode
+from tutor_memory.store.sqlite.store import SqliteLedgerStore
 
 CHAIN = ChainKey("t", "s", "biology")
 DIM = 4
@@ -93,7 +93,7 @@ def test_a_newer_version_keeps_the_old_one_and_only_its_passages_are_current(
 
 
 def test_a_removal_leaves_no_current_version(store: SqliteLedgerStore) -> None:
-    from tutor_memory.files.ingest import removal_row
+    from tutor_memory.app.files import removal_row
 
     add_version(store, version(1, "a" * 64, ("page",)))
     add_version(store, removal_row("cells.md", 2, DIM))
@@ -164,7 +164,7 @@ def test_retiring_keeps_every_row(store: SqliteLedgerStore) -> None:
 
 
 def test_numbered_caller_names_lose_their_numbering_and_headings_are_rejected() -> None:
-    from tutor_memory.files.ingest import screen
+    from tutor_memory.app.files import screen
 
     accepted, rejected = screen(
         [

@@ -10,13 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tutor_memory.chain import verify_chain
-from tutor_memory.episodes import ChainKey, Kind, StoredEpisode, validate_new_episode
-from tutor_memory.errors import NotFound
-from tutor_memory.recall.text import words
-from tutor_memory.store.base import AppendStatus, PreparedEpisode
-from tutor_memory.store.migrate import migrations
-from tutor_memory.store.sqlite import SqliteLedgerStore
+from tutor_memory.domain.chain import verify_chain
+from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode, validate_new_episode
+from tutor_memory.domain.errors import NotFound
+from tutor_memory.domain.text.phrases import words
+from tutor_memory.store.protocols import AppendStatus, PreparedEpisode
+from tutor_memory.store.sqlite.migrate import migrations
+from tutor_memory.store.sqlite.store import SqliteLedgerStore
 
 NOW = 1_800_000_000_000_000
 DIM = 4

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_memory.conceptmap.teach import MAX_TOPIC_WORDS, Teaching, detect_teaching, is_question
+from tutor_memory.domain.conceptmap.teaching import (
+    MAX_TOPIC_WORDS,
+    Teaching,
+    detect_teaching,
+    is_question,
+)
 
 TEACHING = [
     (

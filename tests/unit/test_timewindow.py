@@ -7,7 +7,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tutor_memory.recall.timewindow import RECORD_HORIZON_YEARS, TimeWindow, parse_time_window
+from tutor_memory.domain.recall.timewindow import (
+    RECORD_HORIZON_YEARS,
+    TimeWindow,
+    parse_time_window,
+)
 
 ROME = "Europe/Rome"
 RIYADH = "Asia/Riyadh"

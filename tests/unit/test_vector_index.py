@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.episodes import ChainKey
-from tutor_memory.index import VectorIndex
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.index.vectors import VectorIndex
 
 DIM = 16
 A = ChainKey("t", "a", "bio")
@@ -48,7 +48,7 @@ def test_large_chain_moves_to_a_graph_and_keeps_every_vector() -> None:
 
 
 def test_rebuild_builds_the_graph_for_large_chains() -> None:
-    from tutor_memory.store.base import ChainVectors
+    from tutor_memory.store.protocols import ChainVectors
 
     class Store:
         def iter_vectors(self, model_id: str) -> list[ChainVectors]:

@@ -1,0 +1,284 @@
+"""Beliefs kept with their history (SPEC R5.2-R5.6): checks in, belief rows out, never rewritten.
+
+A belief on a concept is derived from every check routed to that concept (`rules.derive`). When
+the derivation says something new, a new row is inserted and the current one points to it
+(`superseded_by`); when it says the same, nothing is written. Everything a change writes happens in
+the transaction of the check that caused it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tutor_memory.app.caches import ChainCache
+from tutor_memory.app.ledger import Ledger
+from tutor_memory.app.maps import MapCache
+from tutor_memory.domain.beliefs.routing import Routing, check_text, evaluation_of, route_topic
+from tutor_memory.domain.beliefs.rules import (
+    RULES_VERSION,
+    CheckEvidence,
+    Claim,
+    Derived,
+    derive,
+    describe_change,
+    render_belief,
+    same_belief,
+)
+from tutor_memory.domain.clock import now_us, us_to_datetime
+from tutor_memory.domain.conceptmap.canonical import canonical_key
+from tutor_memory.domain.conceptmap.names import NameMatcher
+from tutor_memory.domain.episodes import (
+    ChainKey,
+    Check,
+    Kind,
+    NewEpisode,
+    Outcome,
+    StoredEpisode,
+    validate_new_episode,
+)
+from tutor_memory.domain.records import BeliefRow, NewBelief
+from tutor_memory.store.protocols import AppendOutcome, AppendStatus, StoreWriter
+
+# What a re-derivation writes as each new row's reason prefix.
+REDERIVE_REASON = "re-derived under rules {version}"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRecorded:
+    outcome: AppendOutcome
+    routing: Routing
+    concept: str | None
+    belief: BeliefRow | None
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    concept: str
+    rows: tuple[BeliefRow, ...]
+    changes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rederived:
+    retired: int
+    derived: int
+    checks_replayed: int
+
+
+def evidence_of(ep: StoredEpisode) -> CheckEvidence:
+    assert ep.check is not None
+    return CheckEvidence(
+        ep.episode_id,
+        ep.check.outcome is Outcome.RIGHT,
+        us_to_datetime(ep.occurred_at_us),
+        ep.check.predicted_mastery,
+    )
+
+
+def routed_checks(
+    checks: Iterable[StoredEpisode], matcher: NameMatcher
+) -> dict[str, tuple[str, list[StoredEpisode]]]:
+    """Check episodes grouped by the concept key they route to today: key -> (name, checks in
+    the order they happened)."""
+    groups: dict[str, tuple[str, list[StoredEpisode]]] = {}
+    for ep in checks:
+        if ep.check is None:
+            continue
+        _, name = route_topic(ep.check.topic, evaluation_of(ep.text), matcher)
+        if name is None:
+            continue
+        groups.setdefault(canonical_key(name), (name, []))[1].append(ep)
+    for _, eps in groups.values():
+        eps.sort(key=lambda e: (e.occurred_at_us, e.seq))
+    return groups
+
+
+def new_row(name: str, derived: Derived, *, reason: str | None = None) -> NewBelief:
+    return NewBelief(
+        concept=name,
+        concept_key=canonical_key(name),
+        claim=derived.claim.value,
+        confidence=derived.confidence,
+        supporting=derived.supporting_ids,
+        reason=reason or derived.reason,
+        rules_version=RULES_VERSION,
+        needs_reconfirmation=False,
+        evidence_at_us=int(derived.evidence_at.timestamp() * 1_000_000),
+    )
+
+
+def belief_line(row: BeliefRow) -> str:
+    return render_belief(row.concept, Claim(row.claim), row.confidence, row.needs_reconfirmation)
+
+
+class BeliefKeeper:
+    def __init__(self, ledger: Ledger, maps: MapCache) -> None:
+        self.ledger = ledger
+        self.maps = maps
+        # Every block reads the chain's current beliefs: they are kept in memory and dropped
+        # whenever a write may have changed them (here, and by the nightly cycle).
+        self.current_rows: ChainCache[list[BeliefRow]] = ChainCache(ledger.store.current_beliefs)
+
+    # -- writes --------------------------------------------------------------------------------
+
+    async def record_check(
+        self,
+        chain: ChainKey,
+        *,
+        topic: str,
+        outcome: Outcome,
+        evaluation: str,
+        predicted_mastery: float | None,
+        student_answer: str,
+        occurred_at_us: int | None,
+        client_key: str,
+    ) -> CheckRecorded:
+        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
+        routing, concept = route_topic(topic, evaluation, chain_map.matcher)
+        word = "right" if outcome is Outcome.RIGHT else "wrong"
+        episode = validate_new_episode(
+            chain=chain,
+            kind=Kind.CHECK,
+            summary=f"Check on {' '.join(topic.split())}: {word}"[:500],
+            text=check_text(evaluation, student_answer),
+            concepts=(concept,) if concept else (),
+            occurred_at_us=occurred_at_us,
+            evidence=(),
+            check=Check(outcome, topic, predicted_mastery),
+            quiz=None,
+            client_key=client_key,
+            now_us=now_us(),
+            client_key_required=False,
+        )
+        return await self.append_check(episode, chain_map.matcher, routing, concept)
+
+    async def append_check(
+        self,
+        episode: NewEpisode,
+        matcher: NameMatcher | None = None,
+        routing: Routing | None = None,
+        concept: str | None = None,
+    ) -> CheckRecorded:
+        """Appends a check episode and, in the same transaction, the belief it changes."""
+        chain = episode.chain
+        if matcher is None:
+            chain_map = await self.ledger.read(lambda: self.maps.get(chain))
+            matcher = chain_map.matcher
+        if routing is None:
+            assert episode.check is not None
+            topic, evaluation = episode.check.topic, evaluation_of(episode.text)
+            routing, concept = route_topic(topic, evaluation, matcher)
+        prepared = await self.ledger.embed([episode])
+
+        def then(w: StoreWriter, outcomes: list[AppendOutcome]) -> BeliefRow | None:
+            if outcomes[0].status is not AppendStatus.INSERTED or concept is None:
+                return None
+            checks = self.ledger.store.episodes_of_kind(chain, (Kind.CHECK,))
+            if all(c.episode_id != outcomes[0].episode.episode_id for c in checks):
+                # The reader does not see this transaction yet: add the new check itself.
+                checks.append(outcomes[0].episode)
+            key = canonical_key(concept)
+            group = routed_checks(checks, matcher).get(key)
+            return self._update(w, chain, concept, group[1] if group else [])
+
+        outcomes, belief = await self.ledger.write_with(prepared, then)
+        self.current_rows.invalidate(chain)
+        inserted = outcomes[0].status is AppendStatus.INSERTED
+        right = episode.check is not None and episode.check.outcome is Outcome.RIGHT
+        if inserted and right and concept is not None:
+            # A passed check confirms the concept (readiness 0.85): the map is rebuilt.
+            self.maps.invalidate(chain)
+        return CheckRecorded(outcomes[0], routing, concept, belief)
+
+    def _update(
+        self, w: StoreWriter, chain: ChainKey, name: str, checks: Sequence[StoredEpisode]
+    ) -> BeliefRow | None:
+        """Derives the concept's belief from its checks; inserts a row only when it changed."""
+        derived = derive([evidence_of(c) for c in checks])
+        if derived is None:
+            return None
+        key = canonical_key(name)
+        current = next((b for b in w.current_beliefs(chain) if b.concept_key == key), None)
+        if (
+            current is not None
+            and same_belief(derived, Claim(current.claim), current.confidence)
+            and not current.needs_reconfirmation
+        ):
+            return current
+        created = now_us()
+        belief_id = w.add_belief(chain, new_row(name, derived), created_at_us=created)
+        if current is not None:
+            w.supersede_belief(chain, current.belief_id, belief_id)
+        return next(b for b in w.current_beliefs(chain) if b.belief_id == belief_id)
+
+    async def refresh(self, chain: ChainKey) -> int:
+        """Brings every concept's belief up to date with the chain's checks (after a batch
+        import of checks); returns how many beliefs changed."""
+        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
+        checks = await self.ledger.read(
+            lambda: self.ledger.store.episodes_of_kind(chain, (Kind.CHECK,))
+        )
+        groups = routed_checks(checks, chain_map.matcher)
+
+        def update(w: StoreWriter) -> int:
+            before = {b.concept_key: b.belief_id for b in w.current_beliefs(chain)}
+            changed = 0
+            for key, (name, eps) in groups.items():
+                row = self._update(w, chain, name, eps)
+                if row is not None and before.get(key) != row.belief_id:
+                    changed += 1
+            return changed
+
+        changed = await self.ledger.in_transaction(update)
+        self.current_rows.invalidate(chain)
+        self.maps.invalidate(chain)
+        return changed
+
+    async def rederive(self, chain: ChainKey) -> Rederived:
+        """Retires every current belief and replays the recorded checks under today's rules
+        (R5.6). Episodes are only read."""
+        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
+        checks = await self.ledger.read(
+            lambda: self.ledger.store.episodes_of_kind(chain, (Kind.CHECK,))
+        )
+        groups = routed_checks(checks, chain_map.matcher)
+
+        def replay(w: StoreWriter) -> Rederived:
+            at = now_us()
+            retired = w.retire_current_beliefs(chain, at)
+            derived_count = 0
+            for name, eps in groups.values():
+                derived = derive([evidence_of(c) for c in eps])
+                if derived is None:
+                    continue
+                reason = f"{REDERIVE_REASON.format(version=RULES_VERSION)}: {derived.reason}"
+                w.add_belief(chain, new_row(name, derived, reason=reason), created_at_us=at)
+                derived_count += 1
+            return Rederived(retired, derived_count, len(checks))
+
+        done = await self.ledger.in_transaction(replay)
+        self.current_rows.invalidate(chain)
+        return done
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    async def history(self, chain: ChainKey, concept: str) -> list[History]:
+        key = canonical_key(concept) if concept.strip() else None
+        rows = await self.ledger.read(lambda: self.ledger.store.belief_rows(chain, key))
+        by_key: dict[str, list[BeliefRow]] = {}
+        for row in rows:
+            by_key.setdefault(row.concept_key, []).append(row)
+        return [_history(group) for group in by_key.values()]
+
+
+def _history(rows: list[BeliefRow]) -> History:
+    changes = []
+    for old, new in itertools.pairwise(rows):
+        changes.append(
+            describe_change(
+                Claim(old.claim), old.confidence, Claim(new.claim), new.confidence, new.reason
+            )
+        )
+    return History(rows[-1].concept, tuple(rows), tuple(changes))

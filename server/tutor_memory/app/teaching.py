@@ -1,0 +1,95 @@
+"""Teaching the map by telling it (SPEC R4): a person's "remember that ..." becomes a note on the
+concept it names (exact name match only), or a new concept at the taught level with a short name,
+and a `taught` episode that records it. Questions never teach."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tutor_memory.app.ledger import Ledger
+from tutor_memory.app.maps import MapCache
+from tutor_memory.domain.conceptmap.teaching import Teaching, detect_teaching, is_question
+from tutor_memory.domain.episodes import (
+    MAX_CONCEPT_CHARS,
+    MAX_SUMMARY_CHARS,
+    MAX_TEXT_BYTES,
+    ChainKey,
+    Kind,
+    NewEpisode,
+    StoredEpisode,
+    check_identifier,
+)
+from tutor_memory.domain.errors import InvalidArgument
+
+# How a taught note reads in the earlier-work line (the design document's block shows
+# "the student taught you: Taught: in our class we call ...").
+TAUGHT_SUMMARY_PREFIX = "Taught: "
+
+
+@dataclass(frozen=True, slots=True)
+class Taught:
+    concept: str
+    created: bool
+    note: str
+    episode: StoredEpisode
+
+
+class Teacher:
+    def __init__(self, ledger: Ledger, maps: MapCache) -> None:
+        self.ledger = ledger
+        self.maps = maps
+
+    def teaching_in(self, text: str) -> Teaching | None:
+        """The teaching a message carries, if any. `detect_teaching` reads it sentence by
+        sentence and no question sentence ever teaches, so "Remember that X. Got it?" teaches X
+        while "Do you remember that X?" teaches nothing."""
+        return detect_teaching(text) if text.strip() else None
+
+    async def teach(
+        self, chain: ChainKey, text: str, occurred_at_us: int, *, occurred_at_given: bool
+    ) -> Taught:
+        check_identifier("student_id", chain.student)
+        check_identifier("subject_id", chain.subject)
+        if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
+            raise InvalidArgument("text", f"more than {MAX_TEXT_BYTES} bytes")
+        if not text.strip():
+            raise InvalidArgument("text", "required")
+        teaching = detect_teaching(text)
+        if teaching is None and is_question(text):
+            raise InvalidArgument("text", "a question never teaches (SPEC R4.3)")
+        if teaching is None:
+            raise InvalidArgument(
+                "text",
+                'no teaching phrase ("remember that ...", "consider X as ...", or its '
+                "equivalent in the student's language)",
+            )
+        return await self.record(chain, text, teaching, occurred_at_us, occurred_at_given)
+
+    async def record(
+        self,
+        chain: ChainKey,
+        text: str,
+        teaching: Teaching,
+        occurred_at_us: int,
+        occurred_at_given: bool,
+    ) -> Taught:
+        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
+        named = chain_map.matcher.find(teaching.note)
+        concept = named[0] if named else teaching.topic
+        note = " ".join(teaching.note.split())
+        episode = NewEpisode(
+            chain=chain,
+            kind=Kind.TAUGHT,
+            summary=(TAUGHT_SUMMARY_PREFIX + note)[:MAX_SUMMARY_CHARS],
+            text=text,
+            concepts=(concept[:MAX_CONCEPT_CHARS],),
+            occurred_at_us=occurred_at_us,
+            occurred_at_given=occurred_at_given,
+            evidence=(),
+            check=None,
+            quiz=None,
+            client_key="",
+        )
+        outcome = await self.ledger.append(episode)
+        self.maps.invalidate(chain)
+        return Taught(concept, not named, note, outcome.episode)

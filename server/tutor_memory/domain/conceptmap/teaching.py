@@ -1,0 +1,184 @@
+"""Teaching by telling (SPEC R4): which messages teach the map, what they teach, and questions.
+
+Only an explicit trigger teaches (R4.3): "remember that …", "consider X as …" and their equivalents
+in every language file (`teach_triggers`, `consider_triggers` + `consider_links`): "ricorda che",
+"recuerda que", "souviens-toi que", "denk daran, dass", "merk dir", "lembre-se de que", "تذكر أن".
+A trigger counts only at the start of a clause, after optional lead-ins ("ok so", "allora",
+"by the way"): "I don't remember that" does not teach. "Note that" is deliberately not a trigger:
+tutors and course files use it for ordinary exposition, and every pasted paragraph would teach.
+
+Questions never teach, whatever they contain (R4.3): a sentence with a question mark ("?", "¿",
+"؟") or that opens with a question word or an inverted verb (`question_openers`: "do you remember
+that …", "¿recuerdas que …?", "هل تذكر أن") is a question. The rule is applied per sentence: in
+"Remember that osmosis is passive. Got it?" the first sentence teaches.
+
+`detect_teaching` returns the note (the rest of the trigger's sentence, as written) and a short
+topic (at most `MAX_TOPIC_WORDS` words, never empty) for when the note names no existing concept
+(R4.2): the subject of the note once framing is removed ("in our class", `teach_framings`; "we
+call", "we say that", `naming_verbs`): "in our class we call the mitochondria the powerhouse of the
+cell" -> "mitochondria"; when the subject is a pronoun, the first name after it ("it is the
+mitochondria that…" -> "mitochondria"). It is never the whole sentence, but with no parser it can
+run on into a verb that is not a stop word ("il ciclo di Krebs avviene…" -> "ciclo di Krebs
+avviene"). A note with no content word to name ("remember that it is so") teaches nothing: None.
+Routing the note to an existing concept is the caller's job (`NameMatcher` on the note, exact
+names only).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tutor_memory.domain.conceptmap.language import guess_language
+from tutor_memory.domain.conceptmap.nounphrase import noun_phrase
+from tutor_memory.domain.text.phrases import PhraseIndex
+from tutor_memory.domain.text.sentences import TERMINAL_PUNCTUATION, sentence_spans
+from tutor_memory.domain.text.spans import (
+    Phrase,
+    Token,
+    build_index,
+    clause_break_before,
+    longest_at,
+    span_text,
+    tokenize,
+)
+
+# A taught concept's name is short: longer, it is a description (R4.2).
+MAX_TOPIC_WORDS = 4
+
+# Question marks of the scripts students write in (Latin, Spanish inverted, Arabic, full-width).
+QUESTION_MARKS = frozenset("?\u00bf\u061f\uff1f")
+
+_NOTE_EDGES = TERMINAL_PUNCTUATION + " \t\"'\u201c\u201d\u00ab\u00bb-\u2013\u2014"
+
+
+@dataclass(frozen=True, slots=True)
+class Teaching:
+    """What an explicit teaching sentence teaches: the note as written, and a short topic name
+    (never empty)."""
+
+    note: str
+    topic: str
+
+
+@functools.cache
+def _index(field_name: str) -> PhraseIndex[Phrase]:
+    return build_index(field_name, glued_conjunctions=True)
+
+
+def _skip_lead_ins(tokens: Sequence[Token], pos: int) -> int:
+    while (lead := longest_at(_index("lead_ins"), tokens, pos)) is not None:
+        pos = lead.end
+    return pos
+
+
+def _opens_question(tokens: Sequence[Token]) -> bool:
+    pos = 0
+    while pos < len(tokens):
+        if longest_at(_index("question_openers"), tokens, pos) is not None:
+            return True
+        lead = longest_at(_index("lead_ins"), tokens, pos)
+        if lead is None:
+            return False
+        pos = lead.end
+    return False
+
+
+def _sentence_is_question(sentence: str, tokens: Sequence[Token]) -> bool:
+    return any(c in QUESTION_MARKS for c in sentence) or _opens_question(tokens)
+
+
+def is_question(text: str) -> bool:
+    """Whether `text` asks something: a question mark of any script, or a sentence that opens
+    with a question word or an inverted verb of any language file (after optional lead-ins)."""
+    if any(c in QUESTION_MARKS for c in text):
+        return True
+    return any(_opens_question(tokenize(text[a:b])) for a, b in sentence_spans(text))
+
+
+def _clause_starts(sentence: str, tokens: Sequence[Token]) -> list[int]:
+    return [i for i in range(len(tokens)) if i == 0 or clause_break_before(sentence, tokens, i)]
+
+
+def _topic(sentence: str, tokens: Sequence[Token], start: int, limit: int) -> str:
+    """The subject of the note in tokens[start:limit], framing removed; "" if it has none.
+
+    After a naming verb the subject is one run of content words, whatever function words come
+    first: Spanish "llamamos *a las* mitocondrias la central…", Portuguese "chamamos as
+    mitocôndrias *de* usina…" (where "de" introduces the new name, not part of the old one).
+    """
+    pos, named = start, False
+    while pos < limit:
+        framing = longest_at(_index("teach_framings"), tokens, pos)
+        verb = longest_at(_index("naming_verbs"), tokens, pos)
+        if framing is None and verb is None:
+            break
+        if verb is not None and (framing is None or verb.end >= framing.end):
+            pos, named = verb.end, True
+        elif framing is not None:
+            pos = framing.end
+    language = guess_language(tokens)
+    phrase = noun_phrase(
+        sentence,
+        tokens,
+        pos,
+        limit,
+        max_words=MAX_TOPIC_WORDS,
+        language=language,
+        skip_leading_stop_words=named,
+        allow_connectors=not named,
+    )
+    if phrase is None:
+        # No name where the subject goes ("it is the mitochondria that…"): the first one after it.
+        phrase = noun_phrase(
+            sentence,
+            tokens,
+            pos,
+            limit,
+            max_words=MAX_TOPIC_WORDS,
+            language=language,
+            skip_leading_stop_words=True,
+        )
+    return span_text(sentence, tokens, *phrase) if phrase else ""
+
+
+def _note(sentence: str, tokens: Sequence[Token], start: int) -> str:
+    if start >= len(tokens):
+        return ""
+    return sentence[tokens[start].start :].strip(_NOTE_EDGES)
+
+
+def _consider(sentence: str, tokens: Sequence[Token], pos: int) -> Teaching | None:
+    trigger = longest_at(_index("consider_triggers"), tokens, pos)
+    if trigger is None:
+        return None
+    for link_pos in range(trigger.end + 1, len(tokens)):
+        if longest_at(_index("consider_links"), tokens, link_pos) is not None:
+            topic = _topic(sentence, tokens, trigger.end, link_pos)
+            note = _note(sentence, tokens, trigger.end)
+            return Teaching(note, topic) if note and topic else None
+    return None
+
+
+def detect_teaching(text: str) -> Teaching | None:
+    """The teaching in `text`, if a sentence that is not a question starts a clause with an
+    explicit trigger (see the module docstring); None otherwise."""
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
+        tokens = tokenize(sentence)
+        if _sentence_is_question(sentence, tokens):
+            continue
+        for clause in _clause_starts(sentence, tokens):
+            pos = _skip_lead_ins(tokens, clause)
+            trigger = longest_at(_index("teach_triggers"), tokens, pos)
+            if trigger is not None:
+                note = _note(sentence, tokens, trigger.end)
+                topic = _topic(sentence, tokens, trigger.end, len(tokens))
+                if note and topic:
+                    return Teaching(note, topic)
+                continue
+            taught = _consider(sentence, tokens, pos)
+            if taught is not None:
+                return taught
+    return None

@@ -1,0 +1,281 @@
+"""Reading a course file's bytes into a Document of numbered pages (SPEC R3.1).
+
+Format. The bytes decide first: a file that starts with the PDF signature (`%PDF-`) is read as a
+PDF whatever it is called. Otherwise a media type of PDF or Markdown decides; then the file name's
+extension (`.pdf`; `.md`, `.markdown`, `.mdown`, `.mkd`; `.txt`, `.text`), so a Markdown file sent
+as `text/plain` or `application/octet-stream` is still read as Markdown; then `text/plain`. Anything
+else is rejected as an unsupported format.
+
+Pages. A page is what citations and provenance name, so each format gets a rule a reader of the
+file can follow:
+
+- PDF: the PDF's own pages, numbered as in the PDF (the first page is 1), with the text pypdf
+  extracts from each. A page with no text (a figure) keeps its number and has empty text.
+- Markdown: one page per top-level section. A section starts at each `#` or `##` heading (ATX
+  headings; `###` and deeper stay inside their section, and nothing inside a fenced code block is
+  a heading). Text before the first heading is a page of its own. A heading with nothing under it
+  but another heading joins the page that follows it. A section longer than `MAX_PAGE_CHARS` is
+  cut at paragraph boundaries (never inside a fenced code block) into consecutive pages. A page
+  keeps its Markdown markup, and `headings` is the path of headings above its first line,
+  outermost first, e.g. `("Cells", "Osmosis")`.
+- Plain text: consecutive chunks of at most `TEXT_PAGE_CHARS` characters, cut at paragraph
+  boundaries, or at sentence boundaries inside a paragraph too long for one page; a title line
+  (short, one line, no closing punctuation) that would end a page opens the next one instead.
+
+Pages are numbered 1, 2, 3, ... in file order. Title: the PDF's metadata title, or the first `#`
+heading of a Markdown file, else "".
+
+Text files must be UTF-8 (a byte-order mark is allowed). Line endings are normalised to `\n`.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from pypdf import PdfReader
+
+from tutor_memory.domain.files.chunking import (
+    FENCE,
+    chunk,
+    closes_fence,
+    split_markdown_blocks,
+    split_paragraphs,
+    split_sentences,
+    split_words,
+)
+from tutor_memory.domain.files.document import Document, DocumentKind, Page
+from tutor_memory.domain.files.errors import FileRejected
+
+# Largest file accepted, in bytes (25 MiB): a long textbook PDF fits; anything bigger is more likely
+# a scanned book or a video sent by mistake, and would hold a worker for seconds.
+MAX_FILE_BYTES = 25 * 1024 * 1024
+
+# Most pages a file may have, after splitting (so it bounds Markdown and text too). A thousand-page
+# reference manual is not a course file, and every page is later cut into passages and embedded.
+MAX_PAGES = 2_000
+
+# Longest Markdown page, in characters, before a section is cut at paragraph boundaries.
+MAX_PAGE_CHARS = 6_000
+
+# Target size of a plain-text page, in characters (about one printed page).
+TEXT_PAGE_CHARS = 3_000
+
+_PDF_SIGNATURE = b"%PDF-"
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+_PDF_MEDIA_TYPES = frozenset({"application/pdf", "application/x-pdf"})
+_MARKDOWN_MEDIA_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+_TEXT_MEDIA_TYPES = frozenset({"text/plain"})
+_PDF_EXTENSIONS = frozenset({".pdf"})
+_MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdown", ".mkd"})
+_TEXT_EXTENSIONS = frozenset({".txt", ".text"})
+
+# The Markdown heading levels that start a new page (`#` and `##`).
+_PAGE_HEADING_LEVEL = 2
+_MAX_HEADING_LEVEL = 6
+
+# An ATX heading: up to 3 spaces, 1-6 `#`, then whitespace and the title (or nothing at all).
+_ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+# The optional closing run of `#` after a heading's title.
+_ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+
+
+def read_document(content: bytes, filename: str, media_type: str) -> Document:
+    """Read a PDF, Markdown or plain-text file into pages; raise FileRejected if it cannot be."""
+    if not content:
+        raise FileRejected("the file is empty")
+    if len(content) > MAX_FILE_BYTES:
+        raise FileRejected(
+            f"the file is {len(content):,} bytes; the limit is {MAX_FILE_BYTES:,} bytes "
+            f"({MAX_FILE_BYTES // (1024 * 1024)} MiB)"
+        )
+    kind = detect_kind(content, filename, media_type)
+    if kind == "pdf":
+        document = _read_pdf(content)
+    elif kind == "markdown":
+        document = _read_markdown(_decode(content))
+    else:
+        document = _read_text(_decode(content))
+    if len(document.pages) > MAX_PAGES:
+        raise FileRejected(
+            f"the file has {len(document.pages):,} pages; the limit is {MAX_PAGES:,} pages"
+        )
+    return document
+
+
+def detect_kind(content: bytes, filename: str, media_type: str) -> DocumentKind:
+    """Which reader applies, by the order the module docstring states."""
+    mime = media_type.split(";", 1)[0].strip().lower()
+    extension = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+    if content.startswith(_PDF_SIGNATURE) or mime in _PDF_MEDIA_TYPES:
+        return "pdf"
+    if mime in _MARKDOWN_MEDIA_TYPES or extension in _MARKDOWN_EXTENSIONS:
+        return "markdown"
+    if extension in _PDF_EXTENSIONS:
+        return "pdf"
+    if mime in _TEXT_MEDIA_TYPES or extension in _TEXT_EXTENSIONS:
+        return "text"
+    raise FileRejected(
+        f"unsupported format (media type {media_type or 'not given'!r}, file name {filename!r}); "
+        "send a PDF, a Markdown file or a plain-text file"
+    )
+
+
+def _decode(content: bytes) -> str:
+    """The file as text: UTF-8, with or without a byte-order mark, line endings normalised."""
+    body_start = len(_UTF8_BOM) if content.startswith(_UTF8_BOM) else 0
+    try:
+        text = content[body_start:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = body_start + exc.start
+        raise FileRejected(
+            f"the file is not valid UTF-8 text: byte 0x{content[offset]:02x} at offset {offset} "
+            "cannot be decoded; save it as UTF-8"
+        ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise FileRejected(
+            f"the file contains a NUL character (character {nul}): it is binary, not text"
+        )
+    # A form feed is a page break in old text files; a paragraph break keeps that boundary.
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n\n")
+
+
+def _read_pdf(content: bytes) -> Document:
+    # pypdf signals malformed input with many exception types (its own, but also ValueError,
+    # KeyError, struct errors, ...), so any failure while parsing means "not a readable PDF".
+    try:
+        reader = PdfReader(io.BytesIO(content), strict=False)
+        encrypted = reader.is_encrypted
+        page_count = 0 if encrypted else len(reader.pages)
+    except Exception as exc:
+        raise FileRejected(f"the PDF cannot be read (corrupt or truncated): {exc}") from exc
+    if encrypted:
+        raise FileRejected("the PDF is encrypted; send a copy without a password or encryption")
+    if page_count == 0:
+        raise FileRejected("the PDF has no pages (corrupt or truncated)")
+    if page_count > MAX_PAGES:
+        raise FileRejected(f"the PDF has {page_count:,} pages; the limit is {MAX_PAGES:,} pages")
+    pages: list[Page] = []
+    for index, pdf_page in enumerate(reader.pages):
+        try:
+            raw = pdf_page.extract_text()
+        except Exception as exc:
+            raise FileRejected(
+                f"page {index + 1} of the PDF cannot be read (corrupt): {exc}"
+            ) from exc
+        text = raw.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").strip()
+        pages.append(Page(number=index + 1, text=text))
+    if not any(page.text for page in pages):
+        raise FileRejected(
+            "the PDF has no extractable text: its pages look like scanned images; "
+            "run OCR on it or send the text"
+        )
+    return Document(kind="pdf", pages=tuple(pages), title=_pdf_title(reader))
+
+
+def _pdf_title(reader: PdfReader) -> str:
+    # A broken info dictionary costs the title, not the file.
+    try:
+        metadata = reader.metadata
+        title = metadata.title if metadata is not None else None
+    except Exception:
+        return ""
+    return " ".join(title.split()) if isinstance(title, str) else ""
+
+
+def _read_text(text: str) -> Document:
+    chunks = chunk(text, TEXT_PAGE_CHARS, (split_paragraphs, split_sentences, split_words))
+    if not chunks:
+        raise FileRejected("the file contains no text")
+    pages = tuple(Page(number=i, text=c) for i, c in enumerate(chunks, start=1))
+    return Document(kind="text", pages=pages)
+
+
+@dataclass(slots=True)
+class _HeadingTracker:
+    """The path of Markdown headings seen so far, and whether a code fence is open."""
+
+    levels: list[str | None] = field(default_factory=lambda: [None] * _MAX_HEADING_LEVEL)
+    fence: str | None = None
+    title: str = ""
+
+    def path(self) -> tuple[str, ...]:
+        return tuple(title for title in self.levels if title is not None)
+
+    def feed(self, line: str) -> int:
+        """Take one line; return its heading level (1-6), or 0 when it is not a heading."""
+        opened = FENCE.match(line)
+        if self.fence is None and opened:
+            self.fence = opened.group(1)
+            return 0
+        if self.fence is not None:
+            if opened and closes_fence(opened.group(1), self.fence):
+                self.fence = None
+            return 0
+        match = _ATX_HEADING.match(line)
+        if match is None:
+            return 0
+        level = len(match.group(1))
+        heading = _ATX_CLOSING.sub("", match.group(2) or "").strip()
+        self.levels[level - 1] = heading
+        for deeper in range(level, _MAX_HEADING_LEVEL):
+            self.levels[deeper] = None
+        if level == 1 and not self.title:
+            self.title = heading
+        return level
+
+
+@dataclass(slots=True)
+class _Section:
+    # The heading at each level (1-6) where the section starts; None where there is none.
+    levels: tuple[str | None, ...]
+    lines: list[str] = field(default_factory=list)
+    has_body: bool = False
+
+
+def _read_markdown(text: str) -> Document:
+    tracker = _HeadingTracker()
+    sections: list[_Section] = [_Section(levels=tuple(tracker.levels))]
+    for line in text.split("\n"):
+        level = tracker.feed(line)
+        if 0 < level <= _PAGE_HEADING_LEVEL:
+            sections.append(_Section(levels=tuple(tracker.levels)))
+        elif level == 0 and line.strip():
+            sections[-1].has_body = True
+        sections[-1].lines.append(line)
+
+    pages: list[Page] = []
+    pending: list[str] = []
+    for section in sections:
+        if not section.has_body:
+            # A heading with nothing under it is read together with the section that follows.
+            pending.extend(section.lines)
+            continue
+        body = "\n".join([*pending, *section.lines]).strip()
+        pending = []
+        pages.extend(_markdown_pages(body, section.levels, first_number=len(pages) + 1))
+    if not pages:
+        leftover = "\n".join(pending).strip()
+        if not leftover:
+            raise FileRejected("the file contains no text")
+        pages.append(Page(number=1, text=leftover, headings=tracker.path()))
+    return Document(kind="markdown", pages=tuple(pages), title=tracker.title)
+
+
+def _markdown_pages(body: str, levels: tuple[str | None, ...], first_number: int) -> list[Page]:
+    """One section as pages: itself, or its paragraphs packed into pages of MAX_PAGE_CHARS."""
+    tracker = _HeadingTracker(levels=list(levels))
+    if len(body) <= MAX_PAGE_CHARS:
+        return [Page(number=first_number, text=body, headings=tracker.path())]
+    parts = chunk(body, MAX_PAGE_CHARS, (split_markdown_blocks, split_sentences, split_words))
+    # Headings below the section's own (### and deeper) move the path along as the parts go by.
+    pages: list[Page] = []
+    for offset, part in enumerate(parts):
+        pages.append(Page(number=first_number + offset, text=part, headings=tracker.path()))
+        for line in part.split("\n"):
+            tracker.feed(line)
+    return pages

@@ -1,0 +1,54 @@
+"""Does a tutor answer narrate the record of a period? (SPEC R2.6)
+
+"In July we covered photosynthesis and osmosis" is stored as an answer episode; recalled later as a
+memory of July it would make the brain remember that it remembered. The server flags such answers
+at write time with `is_narration`, so recall can keep them out of the period they narrate.
+
+A narration is a sentence that holds both a narration marker (a first-person-plural recap verb from
+the language files, "we covered", "abbiamo visto", "درسنا") and a time window
+(`parse_time_window`). Requiring both in the *same sentence* keeps ordinary explanations out: "The
+French Revolution began in July 1789" has a date but no recap verb (and 1789 is no record period);
+"As we saw, osmosis needs a membrane" has a recap verb but no period.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from tutor_memory.domain import lang
+from tutor_memory.domain.recall.timewindow import parse_time_window
+from tutor_memory.domain.text.phrases import PhraseIndex, clitics, compile_phrase, words
+
+# Sentence ends: . ! ? ; (Latin), ؟ ؛ (Arabic), … and line breaks. A mark counts only before white
+# space or the end of the text, so decimals ("3.5") don't split a sentence.
+_SENTENCE_END = re.compile(r"[.!?;\u061f\u061b\u2026]+(?=\s|$)|\n+")
+
+
+@functools.cache
+def _markers() -> PhraseIndex[frozenset[str]]:
+    entries = []
+    for data in lang.all_languages():
+        # Only conjunctions may be glued to a recap verb: a glued preposition makes it a noun
+        # (Arabic بدرسنا, "in our lesson").
+        glued = clitics(data, prepositions=False)
+        vetoes = frozenset(w for v in data.marker_vetoes for w in words(v))
+        entries += [(compile_phrase(m), vetoes, glued) for m in data.narration_markers]
+    return PhraseIndex(entries)
+
+
+def _has_marker(sentence: str) -> bool:
+    tokens = words(sentence)
+    return any(
+        m.start == 0 or tokens[m.start - 1] not in m.payload for m in _markers().find_all(tokens)
+    )
+
+
+def is_narration(text: str, now_us: int, tz: str) -> bool:
+    """True if `text` narrates what happened in a period of the record (a recap verb and a window
+    in one sentence). Raises ValueError if `tz` is not a known IANA time zone."""
+    parse_time_window("", now_us, tz)  # validate tz even when no sentence gets that far
+    return any(
+        _has_marker(sentence) and parse_time_window(sentence, now_us, tz) is not None
+        for sentence in _SENTENCE_END.split(text)
+    )

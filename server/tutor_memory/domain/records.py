@@ -1,0 +1,113 @@
+"""Rows the store keeps beside the episode ledger: file versions, passages, beliefs, and the
+nightly cycle's bookkeeping. Plain data; the SQL lives in the engine's module."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from tutor_memory.domain.conceptmap.concept import ExtractedConcept
+
+
+@dataclass(frozen=True, slots=True)
+class NewPassage:
+    page: int
+    text: str
+    vector: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class NewFileVersion:
+    """A file version to store with the `file` episode that records it (same transaction)."""
+
+    file_id: str
+    version: int
+    # sha256 hex of the bytes; "" records a removal.
+    fingerprint: str
+    filename: str
+    kind: str
+    title: str
+    pages: int
+    size_bytes: int
+    extractor: str
+    concepts: tuple[ExtractedConcept, ...]
+    # One L2-normalised row per concept name, in `concepts` order.
+    name_vectors: npt.NDArray[np.float32]
+    rejected: tuple[tuple[str, str], ...]
+    passages: tuple[NewPassage, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FileVersion:
+    file_row: int
+    file_id: str
+    version: int
+    fingerprint: str
+    filename: str
+    kind: str
+    title: str
+    pages: int
+    extractor: str
+    concepts: tuple[ExtractedConcept, ...]
+    name_vectors: npt.NDArray[np.float32]
+    episode_id: int
+    ingested_at_us: int
+
+    @property
+    def removed(self) -> bool:
+        return not self.fingerprint
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPassage:
+    passage_id: int
+    file_id: str
+    version: int
+    fingerprint: str
+    page: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewBelief:
+    concept: str
+    concept_key: str
+    # "understands" / "struggles with" (beliefs.rules.Claim values).
+    claim: str
+    confidence: float
+    supporting: tuple[int, ...]
+    reason: str
+    rules_version: str
+    needs_reconfirmation: bool
+    evidence_at_us: int
+
+
+@dataclass(frozen=True, slots=True)
+class BeliefRow:
+    belief_id: int
+    concept: str
+    concept_key: str
+    claim: str
+    confidence: float
+    supporting: tuple[int, ...]
+    reason: str
+    rules_version: str
+    needs_reconfirmation: bool
+    evidence_at_us: int
+    created_at_us: int
+    superseded_by: int | None
+    retired_at_us: int | None
+
+    @property
+    def current(self) -> bool:
+        return self.superseded_by is None and self.retired_at_us is None
+
+
+@dataclass(frozen=True, slots=True)
+class Consolidation:
+    window_start_us: int
+    window_end_us: int
+    episode_id: int | None
+    decayed: int

@@ -1,0 +1,236 @@
+"""What recall needs of every episode of a chain, held in memory as parallel arrays.
+
+Scoring a turn touches every candidate, so per-candidate data must already be arrays when the
+turn starts (PERFORMANCE.md: turning 100k Python rows into arrays alone costs 35-40 ms). Each chain
+keeps growable numpy columns, appended to after each committed write and rebuilt from the store
+at start; the full text stays in SQLite and is fetched only for the few episodes a block shows.
+
+Concurrency: writers append on the event loop; a turn takes a `Snapshot` (views of the first n
+rows) on the event loop and may read it from a worker thread. Growing a column allocates a new
+array, so a snapshot's views never change under it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.domain.recall import block_text as render
+from tutor_memory.domain.recall.narration import is_narration
+from tutor_memory.domain.text.phrases import normalise, split_words
+from tutor_memory.models.tokenizers import TokenCounter
+
+# First capacity of a chain's columns; they double when full, so an append copies rarely.
+INITIAL_CAPACITY = 256
+
+# Stable small codes for kinds, stored in a uint8 column.
+KIND_CODES: dict[Kind, int] = {kind: i for i, kind in enumerate(Kind)}
+
+
+def duplicate_key(kind: Kind, normalised_summary: str, normalised_text: str) -> int:
+    """Equal for episodes that say the same thing (R2.4): same kind, same normalised words."""
+    digest = hashlib.blake2b(
+        f"{kind.value}\x00{normalised_summary}\x00{normalised_text}".encode(), digest_size=8
+    ).digest()
+    return int.from_bytes(digest, "little")
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRow:
+    """One episode as recall sees it."""
+
+    episode_id: int
+    occurred_at_us: int
+    salience: float
+    kind: Kind
+    dup_key: int
+    tokens: int
+    flagged: bool
+    concepts: tuple[str, ...]
+    terms: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    ids: npt.NDArray[np.int64]
+    occurred_at_us: npt.NDArray[np.int64]
+    salience: npt.NDArray[np.float32]
+    kind: npt.NDArray[np.uint8]
+    dup_key: npt.NDArray[np.uint64]
+    tokens: npt.NDArray[np.uint32]
+    flagged: npt.NDArray[np.uint8]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+_COLUMNS: tuple[tuple[str, type[np.generic]], ...] = (
+    ("ids", np.int64),
+    ("occurred_at_us", np.int64),
+    ("salience", np.float32),
+    ("kind", np.uint8),
+    ("dup_key", np.uint64),
+    ("tokens", np.uint32),
+    ("flagged", np.uint8),
+)
+
+
+class ChainTable:
+    def __init__(self) -> None:
+        self._n = 0
+        self._cols: dict[str, npt.NDArray[np.generic]] = {
+            name: np.empty(INITIAL_CAPACITY, dtype=dtype) for name, dtype in _COLUMNS
+        }
+        self._concepts: dict[str, list[int]] = {}
+        # Normalised word -> how many of the chain's episodes contain it, to tell a query's
+        # distinctive words (rare in this chain) from common ones without asking the store.
+        self._term_df: dict[str, int] = {}
+        # Duplicate key -> positions of the episodes that share it (R2.4's "N more times").
+        self._copies: dict[int, list[int]] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return self._n
+
+    def append(self, rows: Iterable[RecallRow]) -> None:
+        rows = list(rows)
+        with self._lock:
+            need = self._n + len(rows)
+            if need > len(self._cols["ids"]):
+                capacity = max(need, 2 * len(self._cols["ids"]))
+                for name, column in self._cols.items():
+                    grown = np.empty(capacity, dtype=column.dtype)
+                    grown[: self._n] = column[: self._n]
+                    self._cols[name] = grown
+            # Episode ids grow with every commit, so appending keeps `ids` ascending, which the
+            # ranking core relies on to find a candidate's row by binary search.
+            if rows and self._n and rows[0].episode_id <= int(self._cols["ids"][self._n - 1]):
+                raise ValueError("episode ids must be appended in ascending order")
+            end = self._n + len(rows)
+            c = self._cols
+            c["ids"][self._n : end] = [r.episode_id for r in rows]
+            c["occurred_at_us"][self._n : end] = [r.occurred_at_us for r in rows]
+            c["salience"][self._n : end] = [r.salience for r in rows]
+            c["kind"][self._n : end] = [KIND_CODES[r.kind] for r in rows]
+            c["dup_key"][self._n : end] = [r.dup_key for r in rows]
+            c["tokens"][self._n : end] = [r.tokens for r in rows]
+            c["flagged"][self._n : end] = [r.flagged for r in rows]
+            df = self._term_df
+            for offset, r in enumerate(rows):
+                self._copies.setdefault(r.dup_key, []).append(self._n + offset)
+                for concept in r.concepts:
+                    self._concepts.setdefault(normalise(concept), []).append(r.episode_id)
+                for term in r.terms:
+                    df[term] = df.get(term, 0) + 1
+            self._n = end
+
+    def document_frequency(self, term: str) -> int:
+        return self._term_df.get(term, 0)
+
+    def copies(self, dup_key: int, within: int) -> npt.NDArray[np.int64]:
+        """Positions of the episodes with this duplicate key, among the first `within` rows."""
+        with self._lock:
+            positions = np.asarray(self._copies.get(dup_key, ()), dtype=np.int64)
+        return positions[positions < within]
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            n = self._n
+            c = self._cols
+            return Snapshot(
+                ids=c["ids"][:n],  # type: ignore[arg-type]
+                occurred_at_us=c["occurred_at_us"][:n],  # type: ignore[arg-type]
+                salience=c["salience"][:n],  # type: ignore[arg-type]
+                kind=c["kind"][:n],  # type: ignore[arg-type]
+                dup_key=c["dup_key"][:n],  # type: ignore[arg-type]
+                tokens=c["tokens"][:n],  # type: ignore[arg-type]
+                flagged=c["flagged"][:n],  # type: ignore[arg-type]
+            )
+
+    def tagged(self, normalised_query: str) -> npt.NDArray[np.int64]:
+        """Ids of the episodes tagged with a concept the query names (exact, whole-word match of
+        normalised names)."""
+        padded = f" {normalised_query} "
+        with self._lock:
+            ids = [
+                i
+                for name, tagged in self._concepts.items()
+                if f" {name} " in padded
+                for i in tagged
+            ]
+        return np.unique(np.asarray(ids, dtype=np.int64))
+
+    def tagged_with(self, names: Sequence[str]) -> npt.NDArray[np.int64]:
+        """Ids of the episodes tagged with any of these concept names (normalised, exact)."""
+        with self._lock:
+            ids = [i for name in names for i in self._concepts.get(normalise(name), ())]
+        return np.unique(np.asarray(ids, dtype=np.int64))
+
+
+class RecallTables:
+    """Every chain's table; a chain with no episode has none."""
+
+    def __init__(self) -> None:
+        self._tables: dict[ChainKey, ChainTable] = {}
+        self._lock = threading.Lock()
+
+    def add(self, chain: ChainKey, rows: Iterable[RecallRow]) -> None:
+        table = self._tables.get(chain)
+        if table is None:
+            with self._lock:
+                table = self._tables.setdefault(chain, ChainTable())
+        table.append(rows)
+
+    def get(self, chain: ChainKey) -> ChainTable | None:
+        return self._tables.get(chain)
+
+
+@dataclass(frozen=True, slots=True)
+class RecallFacts:
+    """What recall derives from an episode's content, computed before it is stored (off the
+    event loop, beside its embedding)."""
+
+    dup_key: int
+    tokens: int
+    flagged: bool
+    terms: frozenset[str]
+
+
+def recall_facts(
+    episodes: Sequence[NewEpisode | StoredEpisode], counter: TokenCounter
+) -> list[RecallFacts]:
+    sizes = counter.count_many([render.sizing_line(ep.kind, ep.summary) for ep in episodes])
+    facts = []
+    for ep, size in zip(episodes, sizes, strict=True):
+        summary, text = normalise(ep.summary), normalise(ep.text)
+        facts.append(
+            RecallFacts(
+                dup_key=duplicate_key(ep.kind, summary, text),
+                tokens=size,
+                # Only the tutor narrates the record; the time of writing anchors "last week".
+                flagged=ep.kind is Kind.ANSWER
+                and is_narration(f"{ep.summary}\n{ep.text}", ep.occurred_at_us, "UTC"),
+                terms=frozenset(split_words(f"{summary} {text}")),
+            )
+        )
+    return facts
+
+
+def recall_row(ep: StoredEpisode, facts: RecallFacts) -> RecallRow:
+    return RecallRow(
+        episode_id=ep.episode_id,
+        occurred_at_us=ep.occurred_at_us,
+        salience=ep.salience,
+        kind=ep.kind,
+        dup_key=facts.dup_key,
+        tokens=facts.tokens,
+        flagged=facts.flagged,
+        concepts=ep.concepts,
+        terms=facts.terms,
+    )

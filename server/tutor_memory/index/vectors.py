@@ -1,0 +1,179 @@
+"""Per-chain FAISS indexes of episode embeddings: a cache, rebuilt from the store at start.
+
+Each (tenant, student, subject) has its own index, so a chain is searched without touching
+another's vectors. Vectors are unit length, so inner product is cosine similarity.
+
+Small chains use an exact flat index. A flat scan grows with the chain (PERFORMANCE.md: ~8 ms
+at 100k vectors on a faster machine, about twice that here), so a chain that reaches
+HNSW_MIN_VECTORS moves to an HNSW graph (measured there: 0.1 ms at 100k, recall@50 0.96-0.97). The
+graph is built on a background thread from a copy of the flat index's vectors; searches use the
+flat index until the graph is ready and has caught up with the vectors added meanwhile.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass, field
+
+import faiss
+import numpy as np
+import numpy.typing as npt
+
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.store.protocols import LedgerStore
+
+log = logging.getLogger("tutor_memory.index")
+
+# FAISS with more than one thread is never faster for one query and slower for a flat scan on a
+# 2-core machine, and its OpenMP pool would fight the gRPC and embedding threads. OpenMP's thread
+# count is a per-thread setting, so it is set on every thread that calls FAISS, before the call.
+FAISS_THREADS = 1
+# Vectors from which a chain's flat index is replaced by an HNSW graph: a flat scan costs about
+# 0.23 ms per thousand vectors on this project's 2-core machine (bench/bench_block.py), so the
+# graph takes over before one search would pass ~2 ms.
+HNSW_MIN_VECTORS = 8_000
+# HNSW graph degree and search breadth: the values PERFORMANCE.md measured (M32, ef64).
+HNSW_M = 32
+HNSW_EF_SEARCH = 64
+
+
+def _flat(dim: int) -> faiss.IndexIDMap2:
+    return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+
+
+def _hnsw(dim: int) -> faiss.IndexIDMap2:
+    graph = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+    graph.hnsw.efSearch = HNSW_EF_SEARCH
+    return faiss.IndexIDMap2(graph)
+
+
+def _contents(
+    index: faiss.IndexIDMap2, start: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """Ids and vectors of an IDMap2 index from row `start` on."""
+    ids = faiss.vector_to_array(index.id_map)[start:].astype(np.int64)
+    vectors = index.index.reconstruct_n(start, index.ntotal - start)
+    return ids, np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+@dataclass
+class _ChainIndex:
+    index: faiss.IndexIDMap2
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    graph: bool = False
+    converting: bool = False
+
+
+class VectorIndex:
+    """Thread-safe: one lock per chain guards that chain's index."""
+
+    def __init__(self, dim: int, *, hnsw_min_vectors: int = HNSW_MIN_VECTORS) -> None:
+        self.dim = dim
+        self.hnsw_min_vectors = hnsw_min_vectors
+        self._chains: dict[ChainKey, _ChainIndex] = {}
+        self._create_lock = threading.Lock()
+        self._converters: list[threading.Thread] = []
+
+    def _entry(self, chain: ChainKey) -> _ChainIndex:
+        entry = self._chains.get(chain)
+        if entry is None:
+            with self._create_lock:
+                entry = self._chains.setdefault(chain, _ChainIndex(_flat(self.dim)))
+        return entry
+
+    def add(
+        self, chain: ChainKey, ids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]
+    ) -> None:
+        if len(ids) == 0:
+            return
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if vectors.shape != (len(ids), self.dim):
+            raise ValueError(
+                f"expected vectors of shape ({len(ids)}, {self.dim}), got {vectors.shape}"
+            )
+        entry = self._entry(chain)
+        faiss.omp_set_num_threads(FAISS_THREADS)
+        with entry.lock:
+            entry.index.add_with_ids(vectors, np.ascontiguousarray(ids, dtype=np.int64))
+            start = not entry.graph and not entry.converting
+            start = start and entry.index.ntotal >= self.hnsw_min_vectors
+            if start:
+                entry.converting = True
+                ids_now, vectors_now = _contents(entry.index, 0)
+        if start:
+            thread = threading.Thread(
+                target=self._convert,
+                args=(chain, entry, ids_now, vectors_now),
+                name="hnsw-build",
+                daemon=True,
+            )
+            self._converters.append(thread)
+            thread.start()
+
+    def _convert(
+        self,
+        chain: ChainKey,
+        entry: _ChainIndex,
+        ids: npt.NDArray[np.int64],
+        vectors: npt.NDArray[np.float32],
+    ) -> None:
+        faiss.omp_set_num_threads(FAISS_THREADS)
+        graph = _hnsw(self.dim)
+        graph.add_with_ids(vectors, ids)
+        with entry.lock:
+            # Vectors added to the flat index while the graph was being built.
+            late_ids, late_vectors = _contents(entry.index, len(ids))
+            if len(late_ids):
+                graph.add_with_ids(late_vectors, late_ids)
+            entry.index, entry.graph, entry.converting = graph, True, False
+        log.info("chain index moved to HNSW", extra={"vectors": graph.ntotal})
+
+    def wait_for_conversions(self) -> None:
+        """Blocks until background graph builds finish (start-up, tests, shutdown)."""
+        for thread in self._converters:
+            thread.join()
+        self._converters.clear()
+
+    def search(
+        self, chain: ChainKey, query: npt.NDArray[np.float32], k: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The k nearest episode ids of the chain and their cosine similarities, best first."""
+        entry = self._chains.get(chain)
+        if entry is None or k <= 0:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+        q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dim)
+        faiss.omp_set_num_threads(FAISS_THREADS)
+        with entry.lock:
+            scores, ids = entry.index.search(q, min(k, entry.index.ntotal))
+        keep = ids[0] >= 0
+        return ids[0][keep].astype(np.int64), scores[0][keep]
+
+    def count(self, chain: ChainKey) -> int:
+        entry = self._chains.get(chain)
+        return 0 if entry is None else int(entry.index.ntotal)
+
+    def uses_graph(self, chain: ChainKey) -> bool:
+        entry = self._chains.get(chain)
+        return entry is not None and entry.graph
+
+    def chains(self) -> int:
+        return len(self._chains)
+
+    def rebuild(self, store: LedgerStore, model_id: str) -> int:
+        """Loads every stored vector of `model_id`; returns how many were loaded. Large chains
+        get their graph built right away, before the server takes calls."""
+        total = 0
+        for chunk in store.iter_vectors(model_id):
+            if len(chunk.ids) >= self.hnsw_min_vectors:
+                graph = _hnsw(self.dim)
+                # Nothing else runs before the server takes calls: build with every core.
+                faiss.omp_set_num_threads(os.cpu_count() or 1)
+                graph.add_with_ids(np.ascontiguousarray(chunk.vectors), chunk.ids)
+                faiss.omp_set_num_threads(FAISS_THREADS)
+                self._chains[chunk.chain] = _ChainIndex(graph, graph=True)
+            else:
+                self.add(chunk.chain, chunk.ids, chunk.vectors)
+            total += len(chunk.ids)
+        return total

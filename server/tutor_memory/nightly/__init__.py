@@ -1,1 +1,0 @@
-"""The nightly cycle (SPEC R8): consolidation, decay, calibration and citation checks."""

@@ -1,0 +1,1 @@
+"""The embedded SQLite store: every SQLite statement of the project lives in this package."""

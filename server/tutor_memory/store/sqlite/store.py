@@ -1,0 +1,690 @@
+"""The embedded SQLite ledger store: every SQLite-specific statement of the project lives here.
+
+Durability: WAL journal with synchronous=FULL, so a committed transaction survives a power cut or
+a kill -9, and the service acknowledges a write only after its transaction committed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tutor_memory.domain.chain import GENESIS_HASH, recompute
+from tutor_memory.domain.episodes import (
+    ChainKey,
+    Check,
+    Evidence,
+    Kind,
+    Outcome,
+    Quiz,
+    StoredEpisode,
+)
+from tutor_memory.domain.errors import NotFound
+from tutor_memory.domain.records import (
+    BeliefRow,
+    Consolidation,
+    FileVersion,
+    NewBelief,
+    NewFileVersion,
+    StoredPassage,
+)
+from tutor_memory.store.protocols import (
+    Annotation,
+    AppendOutcome,
+    AppendStatus,
+    ChainVectors,
+    MemoryRow,
+    PreparedEpisode,
+)
+from tutor_memory.store.sqlite import side_rows as side
+from tutor_memory.store.sqlite.migrate import migrate
+
+# How long a connection waits for another's lock before failing; only the offline CLI tools ever
+# share the file with a running server.
+BUSY_TIMEOUT_MS = 10_000
+
+_EPISODE_COLUMNS = (
+    "e.episode_id, c.tenant, c.student, c.subject, e.seq, e.kind, e.summary, e.text, e.concepts, "
+    "e.salience, e.occurred_at, e.recorded_at, e.evidence, e.check_outcome, e.check_topic, "
+    "e.predicted_mastery, e.quiz_correct, e.quiz_total, e.client_key, e.prev_hash, e.hash"
+)
+_EPISODE_FROM = "episodes e JOIN chains c ON c.chain_id = e.chain_id"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def _fts_term(chain_id: int, term: str) -> str:
+    """A word as the full-text index holds it: inside its chain's own vocabulary."""
+    return f"c{chain_id}_{term}"
+
+
+def _fts_phrase(chain_id: int, term: str) -> str:
+    """A one-term FTS5 query; quoted, so no query text is ever read as FTS5 syntax."""
+    return '"' + _fts_term(chain_id, term).replace('"', '""') + '"'
+
+
+def _cited(evidence_json: str) -> tuple[tuple[str, str], ...]:
+    return tuple(dict.fromkeys((f, h) for f, _page, h in json.loads(evidence_json)))
+
+
+def _row_to_episode(row: Sequence[Any]) -> StoredEpisode:
+    (
+        episode_id, tenant, student, subject, seq, kind, summary, text, concepts, salience,
+        occurred_at, recorded_at, evidence, check_outcome, check_topic, predicted_mastery,
+        quiz_correct, quiz_total, client_key, prev_hash, hash_,
+    ) = row  # fmt: skip
+    kind_ = Kind(kind)
+    return StoredEpisode(
+        episode_id=episode_id,
+        chain=ChainKey(tenant, student, subject),
+        seq=seq,
+        kind=kind_,
+        summary=summary,
+        text=text,
+        concepts=tuple(json.loads(concepts)),
+        salience=salience,
+        occurred_at_us=occurred_at,
+        recorded_at_us=recorded_at,
+        evidence=tuple(Evidence(f, p, h) for f, p, h in json.loads(evidence)),
+        check=Check(Outcome(check_outcome), check_topic, predicted_mastery)
+        if check_outcome
+        else None,
+        quiz=Quiz(quiz_correct, quiz_total) if kind_ is Kind.QUIZ else None,
+        client_key=client_key,
+        prev_hash=prev_hash,
+        hash=hash_,
+    )
+
+
+class SqliteLedgerStore:
+    """One database file per server. Safe for one writer thread and many reader threads."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._writer = _connect(path)
+        migrate(self._writer)
+        self._write_lock = threading.Lock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        # Chains are never removed, so a chain id once seen stays valid.
+        self._chain_ids: dict[ChainKey, int] = {}
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def _reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = _connect(self.path)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+        with self._write_lock:
+            self._writer.close()
+
+    def _chain_id(self, conn: sqlite3.Connection, chain: ChainKey, *, create: bool) -> int | None:
+        cached = self._chain_ids.get(chain)
+        if cached is not None:
+            return cached
+        row = conn.execute(
+            "SELECT chain_id FROM chains WHERE tenant = ? AND student = ? AND subject = ?",
+            (chain.tenant, chain.student, chain.subject),
+        ).fetchone()
+        if row is None:
+            if not create:
+                return None
+            cur = conn.execute(
+                "INSERT INTO chains (tenant, student, subject) VALUES (?, ?, ?)",
+                (chain.tenant, chain.student, chain.subject),
+            )
+            chain_id = cur.lastrowid
+            assert chain_id is not None
+            # Cached only after COMMIT (see append): a rolled-back chain row must not be reused.
+            return chain_id
+        self._chain_ids[chain] = int(row[0])
+        return int(row[0])
+
+    # -- writes --------------------------------------------------------------------------------
+
+    @contextmanager
+    def writing(self) -> Iterator[SqliteWriter]:
+        """One write transaction: everything done through the writer commits together at the
+        end of the block, or nothing does."""
+        with self._write_lock:
+            conn = self._writer
+            conn.execute("BEGIN IMMEDIATE")
+            writer = SqliteWriter(self, conn)
+            try:
+                yield writer
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            self._chain_ids.update(writer.new_chains)
+
+    def append(
+        self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
+    ) -> list[AppendOutcome]:
+        with self.writing() as w:
+            return w.append(items, model_id=model_id, recorded_at_us=recorded_at_us)
+
+    def _append_in_transaction(
+        self,
+        conn: sqlite3.Connection,
+        items: Sequence[PreparedEpisode],
+        model_id: str,
+        recorded_at_us: int,
+        known_new: dict[ChainKey, int],
+    ) -> tuple[list[AppendOutcome], dict[ChainKey, int]]:
+        heads: dict[int, tuple[int, bytes]] = {}
+        new_chains: dict[ChainKey, int] = dict(known_new)
+        outcomes: list[AppendOutcome] = []
+        for item in items:
+            ep = item.episode
+            chain_id = new_chains.get(ep.chain) or self._chain_id(conn, ep.chain, create=True)
+            assert chain_id is not None
+            if ep.chain not in self._chain_ids:
+                new_chains[ep.chain] = chain_id
+            if ep.client_key:
+                existing = self._by_client_key(conn, chain_id, ep.client_key)
+                if existing is not None:
+                    if ep.same_content(existing):
+                        outcomes.append(AppendOutcome(AppendStatus.DUPLICATE, existing))
+                    else:
+                        outcomes.append(
+                            AppendOutcome(
+                                AppendStatus.CONFLICT,
+                                existing,
+                                f"client_key: {ep.client_key!r} is already stored with different "
+                                f"content (episode {existing.episode_id})",
+                            )
+                        )
+                    continue
+            if chain_id not in heads:
+                row = conn.execute(
+                    "SELECT seq, hash FROM episodes WHERE chain_id = ? ORDER BY seq DESC LIMIT 1",
+                    (chain_id,),
+                ).fetchone()
+                heads[chain_id] = (0, GENESIS_HASH) if row is None else (row[0], row[1])
+            last_seq, prev_hash = heads[chain_id]
+            stored = self._insert(conn, chain_id, item, last_seq + 1, prev_hash, recorded_at_us)
+            heads[chain_id] = (stored.seq, stored.hash)
+            vector = np.ascontiguousarray(item.vector, dtype=np.float32)
+            conn.execute(
+                "INSERT INTO episode_vectors (episode_id, chain_id, model, vector) "
+                "VALUES (?, ?, ?, ?)",
+                (stored.episode_id, chain_id, model_id, vector.tobytes()),
+            )
+            outcomes.append(AppendOutcome(AppendStatus.INSERTED, stored))
+        return outcomes, new_chains
+
+    def _insert(
+        self,
+        conn: sqlite3.Connection,
+        chain_id: int,
+        item: PreparedEpisode,
+        seq: int,
+        prev_hash: bytes,
+        recorded_at_us: int,
+    ) -> StoredEpisode:
+        ep = item.episode
+        # The row as it will be stored; its id comes from the insert and is not hashed.
+        unsaved = StoredEpisode(
+            episode_id=0,
+            chain=ep.chain,
+            seq=seq,
+            kind=ep.kind,
+            summary=ep.summary,
+            text=ep.text,
+            concepts=ep.concepts,
+            salience=ep.salience,
+            occurred_at_us=ep.occurred_at_us,
+            recorded_at_us=recorded_at_us,
+            evidence=ep.evidence,
+            check=ep.check,
+            quiz=ep.quiz,
+            client_key=ep.client_key,
+            prev_hash=prev_hash,
+            hash=b"",
+        )
+        digest = recompute(unsaved, prev_hash)
+        check, quiz = ep.check, ep.quiz
+        cur = conn.execute(
+            "INSERT INTO episodes (chain_id, seq, kind, summary, text, concepts, salience, "
+            "occurred_at, recorded_at, evidence, check_outcome, check_topic, predicted_mastery, "
+            "quiz_correct, quiz_total, client_key, prev_hash, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                chain_id,
+                seq,
+                ep.kind.value,
+                ep.summary,
+                ep.text,
+                json.dumps(list(ep.concepts), ensure_ascii=False),
+                unsaved.salience,
+                ep.occurred_at_us,
+                recorded_at_us,
+                json.dumps(
+                    [[e.file_id, e.page, e.file_fingerprint] for e in ep.evidence],
+                    ensure_ascii=False,
+                ),
+                check.outcome.value if check else "",
+                check.topic if check else "",
+                check.predicted_mastery if check else None,
+                quiz.correct if quiz else 0,
+                quiz.total if quiz else 0,
+                ep.client_key,
+                prev_hash,
+                digest,
+            ),
+        )
+        episode_id = cur.lastrowid
+        assert episode_id is not None
+        conn.execute(
+            "INSERT INTO episode_fts (rowid, terms) VALUES (?, ?)",
+            (episode_id, " ".join(_fts_term(chain_id, t) for t in sorted(item.terms))),
+        )
+        return dataclasses.replace(unsaved, episode_id=episode_id, hash=digest)
+
+    def _by_client_key(
+        self, conn: sqlite3.Connection, chain_id: int, client_key: str
+    ) -> StoredEpisode | None:
+        row = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
+            # The `<> ''` term lets the planner use the partial unique index on client keys.
+            "WHERE e.chain_id = ? AND e.client_key = ? AND e.client_key <> ''",
+            (chain_id, client_key),
+        ).fetchone()
+        return None if row is None else _row_to_episode(row)
+
+    def annotate(
+        self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
+    ) -> int:
+        with self.writing() as w:
+            return w.annotate(chain, episode_id, kind, body, created_at_us=created_at_us)
+
+    def _annotate_in_transaction(
+        self,
+        conn: sqlite3.Connection,
+        chain: ChainKey,
+        episode_id: int,
+        kind: str,
+        body: str,
+        created_at_us: int,
+    ) -> int:
+        chain_id = self._chain_id(conn, chain, create=False)
+        found = (
+            chain_id is not None
+            and conn.execute(
+                "SELECT 1 FROM episodes WHERE episode_id = ? AND chain_id = ?",
+                (episode_id, chain_id),
+            ).fetchone()
+        )
+        if not found:
+            raise NotFound(f"episode {episode_id} is not in this student's chain")
+        cur = conn.execute(
+            "INSERT INTO annotations (episode_id, kind, body, created_at) VALUES (?, ?, ?, ?)",
+            (episode_id, kind, body, created_at_us),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def list_episodes(
+        self,
+        chain: ChainKey,
+        *,
+        occurred_from_us: int | None,
+        occurred_to_us: int | None,
+        after: tuple[int, int] | None,
+        limit: int,
+    ) -> list[StoredEpisode]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return []
+        where = ["e.chain_id = ?"]
+        args: list[object] = [chain_id]
+        if occurred_from_us is not None:
+            where.append("e.occurred_at >= ?")
+            args.append(occurred_from_us)
+        if occurred_to_us is not None:
+            where.append("e.occurred_at < ?")
+            args.append(occurred_to_us)
+        if after is not None:
+            where.append("(e.occurred_at, e.seq) > (?, ?)")
+            args.extend(after)
+        args.append(limit)
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE {' AND '.join(where)} "
+            "ORDER BY e.occurred_at, e.seq LIMIT ?",
+            args,
+        ).fetchall()
+        return [_row_to_episode(r) for r in rows]
+
+    def iter_chain(self, chain: ChainKey) -> Iterator[StoredEpisode]:
+        # A dedicated connection holds one read transaction for the whole walk, so a chain being
+        # appended to meanwhile is seen as of one moment.
+        conn = _connect(self.path)
+        try:
+            conn.execute("BEGIN")
+            chain_id = self._chain_id(conn, chain, create=False)
+            if chain_id is None:
+                return
+            cur = conn.execute(
+                f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? "
+                "ORDER BY e.seq",
+                (chain_id,),
+            )
+            for row in cur:
+                yield _row_to_episode(row)
+        finally:
+            conn.close()
+
+    def chains(self) -> list[ChainKey]:
+        rows = (
+            self._reader()
+            .execute(
+                "SELECT tenant, student, subject FROM chains c "
+                "WHERE EXISTS (SELECT 1 FROM episodes e WHERE e.chain_id = c.chain_id) "
+                "ORDER BY tenant, student, subject"
+            )
+            .fetchall()
+        )
+        return [ChainKey(*r) for r in rows]
+
+    def iter_vectors(self, model_id: str) -> Iterator[ChainVectors]:
+        conn = self._reader()
+        chains = conn.execute("SELECT chain_id, tenant, student, subject FROM chains").fetchall()
+        for chain_id, tenant, student, subject in chains:
+            rows = conn.execute(
+                "SELECT episode_id, vector FROM episode_vectors WHERE chain_id = ? AND model = ? "
+                "ORDER BY episode_id",
+                (chain_id, model_id),
+            ).fetchall()
+            if not rows:
+                continue
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+            yield ChainVectors(
+                ChainKey(tenant, student, subject), ids, vectors.reshape(len(rows), -1).copy()
+            )
+
+    def count_vectors_of_other_models(self, model_id: str) -> int:
+        row = (
+            self._reader()
+            .execute("SELECT count(*) FROM episode_vectors WHERE model <> ?", (model_id,))
+            .fetchone()
+        )
+        return int(row[0])
+
+    def episodes_by_id(self, chain: ChainKey, ids: Sequence[int]) -> dict[int, StoredEpisode]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None or not ids:
+            return {}
+        # json_each keeps the statement the same for any number of ids (PERFORMANCE.md: a plain
+        # IN list or json_each reads 300 rows in under a millisecond; a temp table does not).
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
+            # `+e.chain_id`: look rows up by id, and only check the chain (an index on the
+            # chain would make SQLite scan the whole chain instead).
+            "WHERE e.episode_id IN (SELECT value FROM json_each(?)) AND +e.chain_id = ?",
+            (json.dumps([int(i) for i in ids]), chain_id),
+        ).fetchall()
+        return {r[0]: _row_to_episode(r) for r in rows}
+
+    def memory_rows(self, chain: ChainKey, ids: Sequence[int]) -> dict[int, MemoryRow]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None or not ids:
+            return {}
+        rows = conn.execute(
+            "SELECT episode_id, seq, kind, summary, occurred_at, evidence FROM episodes "
+            "WHERE episode_id IN (SELECT value FROM json_each(?)) AND +chain_id = ?",
+            (json.dumps([int(i) for i in ids]), chain_id),
+        ).fetchall()
+        return {
+            r[0]: MemoryRow(
+                r[0], r[1], Kind(r[2]), r[3], r[4], _cited(r[5]) if r[5] != "[]" else ()
+            )
+            for r in rows
+        }
+
+    def text_matches(
+        self, chain: ChainKey, terms: Sequence[str], limit: int
+    ) -> list[npt.NDArray[np.int64]]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        out = []
+        for term in terms:
+            if chain_id is None:
+                out.append(np.empty(0, np.int64))
+                continue
+            # Newest first by rowid, which FTS5 walks without ranking every match.
+            rows = conn.execute(
+                "SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? ORDER BY rowid DESC "
+                "LIMIT ?",
+                (_fts_phrase(chain_id, term), limit),
+            ).fetchall()
+            out.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+        return out
+
+    def annotations(
+        self, chain: ChainKey, episode_id: int, kind: str | None = None
+    ) -> list[Annotation]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return []
+        sql = (
+            "SELECT a.annotation_id, a.episode_id, a.kind, a.body, a.created_at FROM annotations a "
+            "JOIN episodes e ON e.episode_id = a.episode_id "
+            "WHERE a.episode_id = ? AND e.chain_id = ?"
+        )
+        args: list[object] = [episode_id, chain_id]
+        if kind is not None:
+            sql += " AND a.kind = ?"
+            args.append(kind)
+        rows = conn.execute(sql + " ORDER BY a.annotation_id", args).fetchall()
+        return [Annotation(*r) for r in rows]
+
+    # -- files, passages, beliefs, the nightly cycle -------------------------------------------
+
+    def _existing_chain_id(self, chain: ChainKey) -> int | None:
+        return self._chain_id(self._reader(), chain, create=False)
+
+    def file_versions(
+        self, chain: ChainKey, dim: int, *, current_only: bool = True
+    ) -> list[FileVersion]:
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return []
+        return side.file_versions(self._reader(), chain_id, dim, current_only=current_only)
+
+    def latest_file_version(self, chain: ChainKey, file_id: str) -> tuple[int, str] | None:
+        chain_id = self._existing_chain_id(chain)
+        return None if chain_id is None else side.latest_version(self._reader(), chain_id, file_id)
+
+    def current_passages(
+        self, chain: ChainKey, model_id: str
+    ) -> tuple[list[StoredPassage], npt.NDArray[np.float32]]:
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return [], np.empty((0, 0), np.float32)
+        return side.current_passages(self._reader(), chain_id, model_id)
+
+    def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
+        chain_id = self._existing_chain_id(chain)
+        return [] if chain_id is None else side.current_beliefs(self._reader(), chain_id)
+
+    def belief_rows(self, chain: ChainKey, concept_key: str | None = None) -> list[BeliefRow]:
+        chain_id = self._existing_chain_id(chain)
+        return [] if chain_id is None else side.belief_rows(self._reader(), chain_id, concept_key)
+
+    def episodes_of_kind(self, chain: ChainKey, kinds: Sequence[Kind]) -> list[StoredEpisode]:
+        """The chain's episodes of these kinds, in seq order."""
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return []
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? "
+            "AND e.kind IN (SELECT value FROM json_each(?)) ORDER BY e.seq",
+            (chain_id, json.dumps([k.value for k in kinds])),
+        ).fetchall()
+        return [_row_to_episode(r) for r in rows]
+
+    def find_consolidation(
+        self, chain: ChainKey, start_us: int, end_us: int
+    ) -> Consolidation | None:
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return None
+        return side.find_consolidation(self._reader(), chain_id, start_us, end_us)
+
+    def latest_annotations(self, chain: ChainKey, kind: str) -> dict[int, str]:
+        """episode id -> body of its newest annotation of `kind`, for the whole chain at once."""
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return {}
+        rows = self._reader().execute(
+            "SELECT a.episode_id, a.body FROM annotations a JOIN episodes e "
+            "ON e.episode_id = a.episode_id WHERE e.chain_id = ? AND a.kind = ? "
+            "ORDER BY a.annotation_id",
+            (chain_id, kind),
+        )
+        return {int(episode_id): str(body) for episode_id, body in rows}
+
+    def self_model_composed_at(self, chain: ChainKey) -> int | None:
+        chain_id = self._existing_chain_id(chain)
+        return None if chain_id is None else side.self_model_composed_at(self._reader(), chain_id)
+
+    def active_chains(self, start_us: int, end_us: int) -> list[ChainKey]:
+        conn = self._reader()
+        ids = side.active_chain_ids(conn, start_us, end_us)
+        rows = conn.execute(
+            "SELECT chain_id, tenant, student, subject FROM chains "
+            "WHERE chain_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        ).fetchall()
+        by_id = {r[0]: ChainKey(r[1], r[2], r[3]) for r in rows}
+        return [by_id[i] for i in ids]
+
+    def citation_batch(self, chain: ChainKey, kind: str, limit: int) -> list[int]:
+        """Episodes to verify next: never-checked first, then those checked longest ago."""
+        chain_id = self._existing_chain_id(chain)
+        if chain_id is None:
+            return []
+        conn = self._reader()
+        batch = side.never_checked_citations(conn, chain_id, kind, limit)
+        if len(batch) < limit:
+            batch += side.oldest_checked_citations(conn, chain_id, kind, limit - len(batch))
+        return batch
+
+
+class SqliteWriter:
+    """Writes inside one transaction of `SqliteLedgerStore.writing()`."""
+
+    def __init__(self, store: SqliteLedgerStore, conn: sqlite3.Connection) -> None:
+        self._store = store
+        self._conn = conn
+        self.new_chains: dict[ChainKey, int] = {}
+
+    def _chain(self, chain: ChainKey) -> int:
+        chain_id = self.new_chains.get(chain) or self._store._chain_id(
+            self._conn, chain, create=True
+        )
+        assert chain_id is not None
+        if chain not in self._store._chain_ids:
+            self.new_chains[chain] = chain_id
+        return chain_id
+
+    def append(
+        self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
+    ) -> list[AppendOutcome]:
+        outcomes, new_chains = self._store._append_in_transaction(
+            self._conn, items, model_id, recorded_at_us, self.new_chains
+        )
+        self.new_chains.update(new_chains)
+        return outcomes
+
+    def annotate(
+        self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
+    ) -> int:
+        return self._store._annotate_in_transaction(
+            self._conn, chain, episode_id, kind, body, created_at_us
+        )
+
+    def add_file_version(
+        self,
+        chain: ChainKey,
+        row: NewFileVersion,
+        *,
+        episode_id: int,
+        model_id: str,
+        ingested_at_us: int,
+    ) -> int:
+        return side.insert_file_version(
+            self._conn,
+            self._chain(chain),
+            row,
+            episode_id=episode_id,
+            model_id=model_id,
+            ingested_at_us=ingested_at_us,
+        )
+
+    def latest_file_version(self, chain: ChainKey, file_id: str) -> tuple[int, str] | None:
+        """As the store's, but read inside this transaction (no race with another ingest)."""
+        return side.latest_version(self._conn, self._chain(chain), file_id)
+
+    def add_belief(self, chain: ChainKey, belief: NewBelief, *, created_at_us: int) -> int:
+        chain_id = self._chain(chain)
+        return side.insert_belief(self._conn, chain_id, belief, created_at_us=created_at_us)
+
+    def supersede_belief(self, chain: ChainKey, old_id: int, new_id: int) -> None:
+        side.supersede_belief(self._conn, self._chain(chain), old_id, new_id)
+
+    def retire_current_beliefs(self, chain: ChainKey, at_us: int) -> int:
+        return side.retire_current_beliefs(self._conn, self._chain(chain), at_us)
+
+    def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
+        return side.current_beliefs(self._conn, self._chain(chain))
+
+    def find_consolidation(
+        self, chain: ChainKey, start_us: int, end_us: int
+    ) -> Consolidation | None:
+        return side.find_consolidation(self._conn, self._chain(chain), start_us, end_us)
+
+    def add_consolidation(self, chain: ChainKey, record: Consolidation, *, done_at_us: int) -> None:
+        side.insert_consolidation(self._conn, self._chain(chain), record, done_at_us=done_at_us)
+
+    def save_self_model(
+        self, chain: ChainKey, working_set: Sequence[str], calibration: str, *, at_us: int
+    ) -> None:
+        side.save_self_model(self._conn, self._chain(chain), working_set, calibration, at_us=at_us)
