@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from bench.locomo.packing import StoredTurn
 from tutor_memory.domain.episodes import Kind
-from tutor_memory.domain.text.phrases import words
+from tutor_memory.domain.text.words import words
 
 # The store's own quoting of a chain-prefixed term, so the query reads its index exactly as the
 # server writes it (a private helper: a second copy of the format could drift from it silently).

@@ -10,7 +10,9 @@ import pytest
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.lang import LANGUAGES, RELATIVE_KEYS, LanguageData
-from tutor_memory.domain.text.phrases import compile_phrase, normalise, stop_words, words
+from tutor_memory.domain.text.normalise import normalise
+from tutor_memory.domain.text.phrases import compile_phrase
+from tutor_memory.domain.text.words import stop_words, words
 
 MIN_STOP_WORDS, MAX_STOP_WORDS = 100, 250
 

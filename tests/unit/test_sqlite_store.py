@@ -13,7 +13,7 @@ import pytest
 from tutor_memory.domain.chain import verify_chain
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode, validate_new_episode
 from tutor_memory.domain.errors import NotFound
-from tutor_memory.domain.text.phrases import words
+from tutor_memory.domain.text.words import words
 from tutor_memory.store.protocols import AppendStatus, PreparedEpisode
 from tutor_memory.store.sqlite.migrate import migrations
 from tutor_memory.store.sqlite.store import SqliteLedgerStore

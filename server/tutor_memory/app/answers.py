@@ -19,7 +19,8 @@ from tutor_memory.domain.honesty.grounding import (
     ground,
 )
 from tutor_memory.domain.records import StoredPassage
-from tutor_memory.domain.text.phrases import normalise, stop_words, words
+from tutor_memory.domain.text.normalise import normalise
+from tutor_memory.domain.text.words import stop_words, words
 
 # Annotation kind of an answer's grounding (R7.3).
 GROUNDING_ANNOTATION = "grounding"

@@ -28,7 +28,8 @@ from tutor_memory.domain.recall import scoring
 from tutor_memory.domain.recall.record_mode import is_record_question
 from tutor_memory.domain.recall.sections import BELIEFS_TITLE, BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
-from tutor_memory.domain.text.phrases import normalise, stop_words, words
+from tutor_memory.domain.text.normalise import normalise
+from tutor_memory.domain.text.words import stop_words, words
 from tutor_memory.index.recall_tables import KIND_CODES, ChainTable, RecallTables, Snapshot
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder

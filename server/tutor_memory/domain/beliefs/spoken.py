@@ -19,7 +19,8 @@ from __future__ import annotations
 import functools
 
 from tutor_memory.domain import lang
-from tutor_memory.domain.text.phrases import PhraseIndex, clitics, compile_phrase, words
+from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
+from tutor_memory.domain.text.words import clitics, words
 
 # The lists that mark spoken expression, one field of every language file each.
 SPOKEN_FIELDS = ("question_words", "asking_verbs", "pronouns", "fillers")

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.lang import PluralRule
-from tutor_memory.domain.text.phrases import normalise
+from tutor_memory.domain.text.normalise import normalise
 from tutor_memory.domain.text.spans import Token, tokenize
 
 # An Arabic article prefix comes off only if this many letters remain: the shortest Arabic nouns

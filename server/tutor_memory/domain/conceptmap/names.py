@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tutor_memory.domain.conceptmap.canonical import canonical_words, name_words
-from tutor_memory.domain.text.phrases import stop_words
+from tutor_memory.domain.text.words import stop_words
 
 # Stop words up to this long are never matched as a one-word name ("IT" is "it"); longer ones are
 # ("Mean" in a statistics course).

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.conceptmap.canonical import has_article_prefix
-from tutor_memory.domain.text.phrases import stop_words
 from tutor_memory.domain.text.spans import Token, clause_break_before, tokenize
+from tutor_memory.domain.text.words import stop_words
 
 
 def _words(field: str, code: str | None) -> frozenset[str]:

@@ -42,7 +42,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tutor_memory.domain.recall.block_text import DATE_FORMAT
-from tutor_memory.domain.text.phrases import normalise, split_words, stop_words, words
+from tutor_memory.domain.text.normalise import normalise
+from tutor_memory.domain.text.words import split_words, stop_words, words
 
 # The lexicon this module reads (sentence abbreviations, conversational words, Arabic glued
 # prefixes), beside this module.

@@ -18,7 +18,8 @@ import re
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.recall.timewindow import parse_time_window
-from tutor_memory.domain.text.phrases import PhraseIndex, clitics, compile_phrase, words
+from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
+from tutor_memory.domain.text.words import clitics, words
 
 # Sentence ends: . ! ? ; (Latin), ؟ ؛ (Arabic), … and line breaks. A mark counts only before white
 # space or the end of the text, so decimals ("3.5") don't split a sentence.

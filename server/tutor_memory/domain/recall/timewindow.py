@@ -28,14 +28,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.lang import LanguageData
-from tutor_memory.domain.text.phrases import (
-    Phrase,
-    PhraseIndex,
-    clitics,
-    compile_phrase,
-    stop_words,
-    words,
-)
+from tutor_memory.domain.text.phrases import Phrase, PhraseIndex, compile_phrase
+from tutor_memory.domain.text.words import clitics, stop_words, words
 
 # How far back a dated month may lie and still be read as a period of the student's record rather
 # than a date of the subject. Generous beside any tutoring history; it exists so that history

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 from tutor_memory.domain.episodes import MAX_SUMMARY_CHARS, Kind
 from tutor_memory.domain.recall.block_text import DATE_FORMAT, KIND_PHRASES
-from tutor_memory.domain.text.phrases import normalise
+from tutor_memory.domain.text.normalise import normalise
 
 # The note's one-line summary stays this short (well within an episode's MAX_SUMMARY_CHARS): it
 # is what recall shows for the note, beside other memories of one line.

@@ -1,8 +1,7 @@
-"""Text normalisation and phrase matching shared by recall's language-aware parts (SPEC R2.5, R6.3).
+"""Phrases of the language files found in a word sequence (`Phrase`, `PhraseIndex`).
 
-Everything language-specific is data in `tutor_memory.lang`; this module only knows how to make two
-spellings of the same word compare equal (`normalise`), how to cut text into words (`words`) and how
-to find a phrase from the language files in a word sequence (`Phrase`, `PhraseIndex`).
+Everything language-specific is data in `tutor_memory.domain.lang`; words are compared in their
+normalised form (`tutor_memory.domain.text.normalise`).
 
 Phrase syntax (used by every phrase field of the language files): words separated by spaces, written
 naturally (accents, capitals, Arabic hamza forms are normalised when compiled). Two wildcard words
@@ -15,16 +14,12 @@ A phrase may not start or end with a wildcard.
 
 from __future__ import annotations
 
-import functools
 import itertools
-import re
-import sys
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from tutor_memory.domain import lang
+from tutor_memory.domain.text.words import words
 
 # Wildcard words of the phrase syntax and how many words each may skip (see module docstring).
 SHORT_GAP_WORD = "*"
@@ -32,89 +27,6 @@ LONG_GAP_WORD = "**"
 SHORT_GAP = 2
 LONG_GAP = 6
 _GAPS = {SHORT_GAP_WORD: SHORT_GAP, LONG_GAP_WORD: LONG_GAP}
-
-# Apostrophe look-alikes that keyboards and word processors produce; mapped to ASCII before NFKC,
-# because NFKC turns the acute accent (U+00B4) into a space plus a combining mark.
-_APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u02bb\u0060\u00b4\u2032\uff07", "'"))
-
-# Latin ligatures that NFKC leaves alone but that users type either way (French "cœur"/"coeur").
-_LIGATURES = str.maketrans({"œ": "oe", "æ": "ae"})
-
-# Arabic letter variants that spell the same word: hamza-carrying alefs and alef wasla are written
-# as bare alef, alef maqsura as yeh, teh marbuta as heh (the usual search normalisation), plus the
-# Persian yeh/kaf that Persian keyboards produce. Eastern Arabic digits become ASCII digits so that
-# years compare equal whatever the keyboard.
-_ARABIC = str.maketrans(
-    {
-        "\u0623": "\u0627",  # alef with hamza above -> alef
-        "\u0625": "\u0627",  # alef with hamza below -> alef
-        "\u0622": "\u0627",  # alef with madda -> alef
-        "\u0671": "\u0627",  # alef wasla -> alef
-        "\u0649": "\u064a",  # alef maqsura -> yeh
-        "\u0629": "\u0647",  # teh marbuta -> heh
-        "\u06cc": "\u064a",  # Farsi yeh -> yeh
-        "\u06a9": "\u0643",  # keheh (Persian kaf) -> kaf
-        **{chr(0x0660 + d): str(d) for d in range(10)},  # Arabic-Indic digits
-        **{chr(0x06F0 + d): str(d) for d in range(10)},  # Extended Arabic-Indic digits
-    }
-)
-
-# Arabic tashkeel (harakat, tanween, shadda, sukun, superscript alef, Quranic marks) and tatweel:
-# optional in ordinary writing, so they must not make two spellings differ.
-_ARABIC_MARKS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
-
-# Combining diacritics of Latin script (after NFD): accents, cedilla, umlaut, tilde.
-_LATIN_MARKS = re.compile("[\u0300-\u036f]")
-
-# A word: a run of letters and digits. Apostrophes, hyphens and punctuation separate words, which
-# splits French/Italian elisions (l'acqua -> l, acqua).
-_WORD = re.compile(r"[^\W_]+")
-
-
-@functools.cache
-def _format_characters() -> dict[int, None]:
-    """Every Unicode format character (category Cf), as a deletion table for str.translate."""
-    return {cp: None for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)) == "Cf"}
-
-
-def normalise(text: str) -> str:
-    """Fold `text` so that case, accents, Arabic letter variants and spacing don't matter."""
-    if text.isascii():
-        # Of all the steps below only the apostrophes, case and spacing can change ASCII text;
-        # most stored text is ASCII, and this runs several times for every episode written.
-        return " ".join(text.translate(_APOSTROPHES).lower().split())
-    text = text.translate(_APOSTROPHES)
-    text = unicodedata.normalize("NFKC", text).casefold()
-    # Format characters (zero-width joiners, bidi marks, soft hyphens) are invisible; they would
-    # otherwise split words.
-    text = text.translate(_format_characters())
-    text = text.translate(_LIGATURES).translate(_ARABIC)
-    text = _ARABIC_MARKS.sub("", text)
-    text = unicodedata.normalize("NFC", _LATIN_MARKS.sub("", unicodedata.normalize("NFD", text)))
-    return " ".join(text.split())
-
-
-def words(text: str) -> list[str]:
-    """The normalised word tokens of `text` (letters and digits only)."""
-    return split_words(normalise(text))
-
-
-def split_words(normalised: str) -> list[str]:
-    """The word tokens of text that is already normalised."""
-    return _WORD.findall(normalised)
-
-
-@functools.cache
-def stop_words() -> frozenset[str]:
-    """Stop words of every supported language, normalised (the files store them normalised)."""
-    return frozenset(normalise(w) for data in lang.all_languages() for w in data.stop_words)
-
-
-def clitics(data: lang.LanguageData, *, prepositions: bool) -> tuple[str, ...]:
-    """The normalised clitics that may be glued to a word of `data`'s language: its conjunctions,
-    and its prepositions too if `prepositions` (see `tutor_memory.lang`)."""
-    glued = data.attached_conjunctions + (data.attached_prepositions if prepositions else ())
-    return tuple(w for p in glued for w in words(p))
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from typing import overload
 
 from tutor_memory.domain import lang
-from tutor_memory.domain.text.phrases import Match, PhraseIndex, clitics, compile_phrase, normalise
+from tutor_memory.domain.text.normalise import normalise
+from tutor_memory.domain.text.phrases import Match, PhraseIndex, compile_phrase
+from tutor_memory.domain.text.words import clitics
 
 # A word of the original text: letters and digits, plus what `normalise` drops or joins instead of
 # splitting on (Latin and Arabic combining marks, tatweel is a letter already, zero-width joiners,
