@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from tutor_memory.app.blocks import MAX_MEMORIES
 from tutor_memory.domain.episodes import Kind
 from tutor_memory.domain.recall import block_text as render
-from tutor_memory.models.tokenizers import TokenCounter
+from tutor_memory.domain.tokens import TokenCounter
 
 UTC_ZONE = ZoneInfo("UTC")
 

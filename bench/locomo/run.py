@@ -19,8 +19,8 @@ from bench.locomo.ingest import SUBJECT, ingest
 from bench.locomo.packing import BlockPacker, block_text
 from bench.locomo.scoring import QaScore, score
 from tutor_memory.app.config import DATABASE_FILE_NAME
+from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.models.embedder import Embedder
-from tutor_memory.models.tokenizers import TokenCounter
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 

@@ -48,16 +48,13 @@ def test_large_chain_moves_to_a_graph_and_keeps_every_vector() -> None:
 
 
 def test_rebuild_builds_the_graph_for_large_chains() -> None:
-    from tutor_memory.store.protocols import ChainVectors
+    from tutor_memory.domain.records import ChainVectors
 
-    class Store:
-        def iter_vectors(self, model_id: str) -> list[ChainVectors]:
-            return [
-                ChainVectors(A, np.arange(500, dtype=np.int64), _unit(500, 4)),
-                ChainVectors(B, np.arange(500, 510, dtype=np.int64), _unit(10, 5)),
-            ]
-
+    stored = [
+        ChainVectors(A, np.arange(500, dtype=np.int64), _unit(500, 4)),
+        ChainVectors(B, np.arange(500, 510, dtype=np.int64), _unit(10, 5)),
+    ]
     index = VectorIndex(DIM, hnsw_min_vectors=300)
-    assert index.rebuild(Store(), "m") == 510  # type: ignore[arg-type]
+    assert index.rebuild(stored) == 510
     assert index.uses_graph(A)
     assert not index.uses_graph(B)

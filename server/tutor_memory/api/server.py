@@ -25,19 +25,21 @@ from tutor_memory.app.caches import CHAIN_CACHE_SIZE
 from tutor_memory.app.config import BLOCK_THREADS, ServerConfig, is_loopback
 from tutor_memory.app.files import FileIngest
 from tutor_memory.app.ledger import Ledger
-from tutor_memory.app.maps import ChainMap, MapCache
+from tutor_memory.app.maps import MapCache
 from tutor_memory.app.nightly import NightlyCycle
 from tutor_memory.app.passage_cache import passage_cache
 from tutor_memory.app.reports import Reporter
 from tutor_memory.app.teaching import Teacher
+from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.recall.sections import BeliefView, MapView, belief_view
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.signing import ServerKey
+from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder, UseOnnxEmbedder
 from tutor_memory.models.fetch import MODEL_FILE_NAME, default_model_dir
-from tutor_memory.models.tokenizers import TokenCounter, load_counter
+from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.sqlite.store import SqliteLedgerStore
 
 log = logging.getLogger("tutor_memory.app")

@@ -12,7 +12,7 @@ from tutor_memory.api import convert
 from tutor_memory.api.auth import Caller
 from tutor_memory.api.handlers import Authenticated, rpc
 from tutor_memory.api.servicer_map import occurred_at
-from tutor_memory.app.beliefs import BeliefKeeper, belief_line
+from tutor_memory.app.beliefs import BeliefKeeper
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.nightly import (
     DEFAULT_CITATION_BATCH,
@@ -22,6 +22,7 @@ from tutor_memory.app.nightly import (
 )
 from tutor_memory.app.reports import Reporter
 from tutor_memory.domain.beliefs.calibration import Calibration
+from tutor_memory.domain.beliefs.history import belief_line
 from tutor_memory.domain.beliefs.routing import Routing
 from tutor_memory.domain.beliefs.rules import Claim
 from tutor_memory.domain.clock import now_us

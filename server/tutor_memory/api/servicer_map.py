@@ -12,10 +12,11 @@ from tutor_memory.api.auth import Caller
 from tutor_memory.api.handlers import Authenticated, rpc
 from tutor_memory.app.files import FileIngest, FileUpload
 from tutor_memory.app.ledger import Ledger
-from tutor_memory.app.maps import ChainMap, MapCache
+from tutor_memory.app.maps import MapCache
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.conceptmap.bands import Band
+from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.episodes import check_occurred_at
 from tutor_memory.domain.errors import InvalidArgument

@@ -8,25 +8,27 @@ the transaction of the check that caused it.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tutor_memory.app.caches import ChainCache
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
+from tutor_memory.domain.beliefs.history import (
+    History,
+    evidence_of,
+    history_of,
+    new_row,
+    routed_checks,
+)
 from tutor_memory.domain.beliefs.routing import Routing, check_text, evaluation_of, route_topic
 from tutor_memory.domain.beliefs.rules import (
     RULES_VERSION,
-    CheckEvidence,
     Claim,
-    Derived,
     derive,
-    describe_change,
-    render_belief,
     same_belief,
 )
-from tutor_memory.domain.clock import now_us, us_to_datetime
+from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.conceptmap.names import NameMatcher
 from tutor_memory.domain.episodes import (
@@ -38,7 +40,7 @@ from tutor_memory.domain.episodes import (
     StoredEpisode,
     validate_new_episode,
 )
-from tutor_memory.domain.records import BeliefRow, NewBelief
+from tutor_memory.domain.records import BeliefRow
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus, StoreWriter
 
 # What a re-derivation writes as each new row's reason prefix.
@@ -54,63 +56,10 @@ class CheckRecorded:
 
 
 @dataclass(frozen=True, slots=True)
-class History:
-    concept: str
-    rows: tuple[BeliefRow, ...]
-    changes: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class Rederived:
     retired: int
     derived: int
     checks_replayed: int
-
-
-def evidence_of(ep: StoredEpisode) -> CheckEvidence:
-    assert ep.check is not None
-    return CheckEvidence(
-        ep.episode_id,
-        ep.check.outcome is Outcome.RIGHT,
-        us_to_datetime(ep.occurred_at_us),
-        ep.check.predicted_mastery,
-    )
-
-
-def routed_checks(
-    checks: Iterable[StoredEpisode], matcher: NameMatcher
-) -> dict[str, tuple[str, list[StoredEpisode]]]:
-    """Check episodes grouped by the concept key they route to today: key -> (name, checks in
-    the order they happened)."""
-    groups: dict[str, tuple[str, list[StoredEpisode]]] = {}
-    for ep in checks:
-        if ep.check is None:
-            continue
-        _, name = route_topic(ep.check.topic, evaluation_of(ep.text), matcher)
-        if name is None:
-            continue
-        groups.setdefault(canonical_key(name), (name, []))[1].append(ep)
-    for _, eps in groups.values():
-        eps.sort(key=lambda e: (e.occurred_at_us, e.seq))
-    return groups
-
-
-def new_row(name: str, derived: Derived, *, reason: str | None = None) -> NewBelief:
-    return NewBelief(
-        concept=name,
-        concept_key=canonical_key(name),
-        claim=derived.claim.value,
-        confidence=derived.confidence,
-        supporting=derived.supporting_ids,
-        reason=reason or derived.reason,
-        rules_version=RULES_VERSION,
-        needs_reconfirmation=False,
-        evidence_at_us=int(derived.evidence_at.timestamp() * 1_000_000),
-    )
-
-
-def belief_line(row: BeliefRow) -> str:
-    return render_belief(row.concept, Claim(row.claim), row.confidence, row.needs_reconfirmation)
 
 
 class BeliefKeeper:
@@ -270,15 +219,4 @@ class BeliefKeeper:
         by_key: dict[str, list[BeliefRow]] = {}
         for row in rows:
             by_key.setdefault(row.concept_key, []).append(row)
-        return [_history(group) for group in by_key.values()]
-
-
-def _history(rows: list[BeliefRow]) -> History:
-    changes = []
-    for old, new in itertools.pairwise(rows):
-        changes.append(
-            describe_change(
-                Claim(old.claim), old.confidence, Claim(new.claim), new.confidence, new.reason
-            )
-        )
-    return History(rows[-1].concept, tuple(rows), tuple(changes))
+        return [history_of(group) for group in by_key.values()]

@@ -30,10 +30,10 @@ from tutor_memory.domain.recall.sections import BELIEFS_TITLE, BlockSources, Ext
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
 from tutor_memory.domain.text.normalise import normalise
 from tutor_memory.domain.text.words import stop_words, words
+from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import KIND_CODES, ChainTable, RecallTables, Snapshot
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder
-from tutor_memory.models.tokenizers import TokenCounter
 from tutor_memory.native import _core
 from tutor_memory.store.protocols import LedgerStore, MemoryRow
 

@@ -29,10 +29,10 @@ from tutor_memory.domain.errors import (
     NotFound,
 )
 from tutor_memory.domain.signing import ServerKey, SignedCheckpoint
+from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import RecallFacts, RecallTables, recall_facts, recall_row
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder
-from tutor_memory.models.tokenizers import TokenCounter
 from tutor_memory.store.protocols import (
     AppendOutcome,
     AppendStatus,
@@ -96,7 +96,7 @@ class Ledger:
     def rebuild_caches(self) -> tuple[int, int]:
         """Loads the vector index and the recall tables from the store (at start, before
         serving); returns (vectors, episodes) loaded."""
-        vectors = self.index.rebuild(self.store, self.embedder.model_id)
+        vectors = self.index.rebuild(self.store.iter_vectors(self.embedder.model_id))
         episodes = 0
         for chain in self.store.chains():
             stored = list(self.store.iter_chain(chain))

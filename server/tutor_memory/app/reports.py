@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tutor_memory.app.answers import GROUNDING_ANNOTATION
-from tutor_memory.app.beliefs import belief_line
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
 from tutor_memory.domain.beliefs.calibration import Calibration, calibrate
+from tutor_memory.domain.beliefs.history import belief_line
 from tutor_memory.domain.beliefs.routing import Routing, evaluation_of, route_topic
 from tutor_memory.domain.clock import us_to_datetime
 from tutor_memory.domain.episodes import ChainKey, Kind, Outcome, StoredEpisode

@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
+from tutor_memory.domain.episodes import ChainKey
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,3 +112,12 @@ class Consolidation:
     window_end_us: int
     episode_id: int | None
     decayed: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChainVectors:
+    """Every stored embedding of one chain made by one model (what the vector index loads)."""
+
+    chain: ChainKey
+    ids: npt.NDArray[np.int64]
+    vectors: npt.NDArray[np.float32]

@@ -25,7 +25,7 @@ from tutor_memory.domain.recall import block_text as render
 from tutor_memory.domain.recall.narration import is_narration
 from tutor_memory.domain.text.normalise import normalise
 from tutor_memory.domain.text.words import split_words
-from tutor_memory.models.tokenizers import TokenCounter
+from tutor_memory.domain.tokens import TokenCounter
 
 # First capacity of a chain's columns; they double when full, so an append copies rarely.
 INITIAL_CAPACITY = 256

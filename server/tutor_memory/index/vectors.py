@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import faiss
@@ -22,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.episodes import ChainKey
-from tutor_memory.store.protocols import LedgerStore
+from tutor_memory.domain.records import ChainVectors
 
 log = logging.getLogger("tutor_memory.index")
 
@@ -161,11 +162,11 @@ class VectorIndex:
     def chains(self) -> int:
         return len(self._chains)
 
-    def rebuild(self, store: LedgerStore, model_id: str) -> int:
-        """Loads every stored vector of `model_id`; returns how many were loaded. Large chains
+    def rebuild(self, stored: Iterable[ChainVectors]) -> int:
+        """Loads stored vectors, one chain at a time; returns how many were loaded. Large chains
         get their graph built right away, before the server takes calls."""
         total = 0
-        for chunk in store.iter_vectors(model_id):
+        for chunk in stored:
             if len(chunk.ids) >= self.hnsw_min_vectors:
                 graph = _hnsw(self.dim)
                 # Nothing else runs before the server takes calls: build with every core.

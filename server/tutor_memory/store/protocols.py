@@ -21,6 +21,7 @@ import numpy.typing as npt
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.records import (
     BeliefRow,
+    ChainVectors,
     Consolidation,
     FileVersion,
     NewBelief,
@@ -52,13 +53,6 @@ class AppendOutcome:
     status: AppendStatus
     episode: StoredEpisode
     reason: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class ChainVectors:
-    chain: ChainKey
-    ids: npt.NDArray[np.int64]
-    vectors: npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)

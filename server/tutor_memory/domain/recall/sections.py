@@ -16,13 +16,13 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.app.beliefs import belief_line
-from tutor_memory.app.maps import ChainMap
+from tutor_memory.domain.beliefs.history import belief_line
 from tutor_memory.domain.beliefs.rules import Claim
 from tutor_memory.domain.conceptmap.canonical import canonical_key
+from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.records import BeliefRow
-from tutor_memory.models.tokenizers import TokenCounter
+from tutor_memory.domain.tokens import TokenCounter
 
 BELIEFS_TITLE = "WHAT YOU CURRENTLY BELIEVE ABOUT THIS STUDENT (from their checks; confidence 0-1)"
 # Most beliefs one block shows, and the share of the budget they may take at most.

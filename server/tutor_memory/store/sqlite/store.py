@@ -31,6 +31,7 @@ from tutor_memory.domain.episodes import (
 from tutor_memory.domain.errors import NotFound
 from tutor_memory.domain.records import (
     BeliefRow,
+    ChainVectors,
     Consolidation,
     FileVersion,
     NewBelief,
@@ -41,7 +42,6 @@ from tutor_memory.store.protocols import (
     Annotation,
     AppendOutcome,
     AppendStatus,
-    ChainVectors,
     MemoryRow,
     PreparedEpisode,
 )

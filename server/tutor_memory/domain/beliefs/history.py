@@ -1,0 +1,88 @@
+"""Beliefs as plain data (SPEC R5.2-R5.6): the evidence a check gives, checks grouped by the concept
+they route to today, the row a derivation inserts, a belief's line in a block, and a concept's
+history with the reason for each change. Rules only; `app.beliefs` writes the rows."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tutor_memory.domain.beliefs.routing import evaluation_of, route_topic
+from tutor_memory.domain.beliefs.rules import (
+    RULES_VERSION,
+    CheckEvidence,
+    Claim,
+    Derived,
+    describe_change,
+    render_belief,
+)
+from tutor_memory.domain.clock import us_to_datetime
+from tutor_memory.domain.conceptmap.canonical import canonical_key
+from tutor_memory.domain.conceptmap.names import NameMatcher
+from tutor_memory.domain.episodes import Outcome, StoredEpisode
+from tutor_memory.domain.records import BeliefRow, NewBelief
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    concept: str
+    rows: tuple[BeliefRow, ...]
+    changes: tuple[str, ...]
+
+
+def evidence_of(ep: StoredEpisode) -> CheckEvidence:
+    assert ep.check is not None
+    return CheckEvidence(
+        ep.episode_id,
+        ep.check.outcome is Outcome.RIGHT,
+        us_to_datetime(ep.occurred_at_us),
+        ep.check.predicted_mastery,
+    )
+
+
+def routed_checks(
+    checks: Iterable[StoredEpisode], matcher: NameMatcher
+) -> dict[str, tuple[str, list[StoredEpisode]]]:
+    """Check episodes grouped by the concept key they route to today: key -> (name, checks in
+    the order they happened)."""
+    groups: dict[str, tuple[str, list[StoredEpisode]]] = {}
+    for ep in checks:
+        if ep.check is None:
+            continue
+        _, name = route_topic(ep.check.topic, evaluation_of(ep.text), matcher)
+        if name is None:
+            continue
+        groups.setdefault(canonical_key(name), (name, []))[1].append(ep)
+    for _, eps in groups.values():
+        eps.sort(key=lambda e: (e.occurred_at_us, e.seq))
+    return groups
+
+
+def new_row(name: str, derived: Derived, *, reason: str | None = None) -> NewBelief:
+    return NewBelief(
+        concept=name,
+        concept_key=canonical_key(name),
+        claim=derived.claim.value,
+        confidence=derived.confidence,
+        supporting=derived.supporting_ids,
+        reason=reason or derived.reason,
+        rules_version=RULES_VERSION,
+        needs_reconfirmation=False,
+        evidence_at_us=int(derived.evidence_at.timestamp() * 1_000_000),
+    )
+
+
+def belief_line(row: BeliefRow) -> str:
+    return render_belief(row.concept, Claim(row.claim), row.confidence, row.needs_reconfirmation)
+
+
+def history_of(rows: list[BeliefRow]) -> History:
+    changes = []
+    for old, new in itertools.pairwise(rows):
+        changes.append(
+            describe_change(
+                Claim(old.claim), old.confidence, Claim(new.claim), new.confidence, new.reason
+            )
+        )
+    return History(rows[-1].concept, tuple(rows), tuple(changes))
