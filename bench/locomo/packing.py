@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from tutor_memory.app.blocks import MAX_MEMORIES
 from tutor_memory.domain.episodes import Kind
 from tutor_memory.domain.recall import block_text as render
+from tutor_memory.domain.recall.candidates import MAX_MEMORIES
 from tutor_memory.domain.tokens import TokenCounter
 
 UTC_ZONE = ZoneInfo("UTC")

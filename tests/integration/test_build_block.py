@@ -292,7 +292,7 @@ async def test_annotate_answer_saves_the_shown_memories(harness: Harness) -> Non
     )
     reply = await harness.stub.AnnotateAnswer(request, metadata=A)
     assert reply.annotation_id > 0
-    saved = harness.app.ledger.store.annotations(
+    saved = harness.app.services.store.annotations(
         ChainKey("tenant-a", "s1", "biology"), answer.episode.episode_id, "shown_memories"
     )
     assert len(saved) == 1

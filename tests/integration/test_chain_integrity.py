@@ -117,7 +117,7 @@ async def test_rewrite_that_rehashes_every_row_is_caught_by_a_checkpoint(harness
     cp = await checkpoint(harness)
     tamper(harness, "UPDATE episodes SET summary = 'softened' WHERE seq = 2")
     # Re-link every row from seq 2 on with the server's own hash function.
-    store = harness.app.ledger.store
+    store = harness.app.services.store
     chain = next(iter(store.chains()))
     prev = None
     with sqlite3.connect(harness.config.database_path) as conn:

@@ -14,8 +14,8 @@ from pypdf import PdfWriter
 
 from tests.fixtures.biology.make_pdf import FIXTURE_DIR, build_pdf, transport_chapter
 from tests.integration.conftest import A, Harness
-from tutor_memory.app.files import fingerprint
 from tutor_memory.domain.conceptmap.canonical import canonical_key
+from tutor_memory.domain.files.versions import fingerprint
 from tutor_memory_client._proto import memory_pb2 as pb
 
 STUDENT, SUBJECT = "s1", "biology"
@@ -248,11 +248,11 @@ async def test_the_same_bytes_again_are_a_no_op_and_new_bytes_a_new_version(
     second = await ingest(harness, name, media, edited)
     assert (second.version, second.unchanged) == (2, False)
     assert second.fingerprint == fingerprint(edited)
-    store = harness.app.ledger.store
+    store = harness.app.services.store
     from tutor_memory.domain.episodes import ChainKey
 
     versions = store.file_versions(
-        ChainKey("tenant-a", STUDENT, SUBJECT), harness.app.ledger.embedder.dim,
+        ChainKey("tenant-a", STUDENT, SUBJECT), harness.app.services.embedder.dim,
         current_only=False,
     )  # fmt: skip
     assert [(v.version, v.fingerprint) for v in versions] == [

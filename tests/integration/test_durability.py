@@ -46,9 +46,9 @@ async def test_restart_keeps_episodes_and_rebuilds_the_vector_index(
         after = await h.list_all()
         assert after == before
         chain = ChainKey("tenant-a", "s1", "biology")
-        assert h.app.ledger.index.count(chain) == len(topics)
+        assert h.app.services.vectors.count(chain) == len(topics)
         query = embedder.embed(["how does water cross a membrane?"])[0]
-        ids, _ = h.app.ledger.index.search(chain, query, 1)
+        ids, _ = h.app.services.vectors.search(chain, query, 1)
         assert ids.tolist() == [before[1].episode_id]
         verify = await h.stub.VerifyChain(
             pb.VerifyChainRequest(student_id="s1", subject_id="biology"), metadata=A

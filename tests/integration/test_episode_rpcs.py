@@ -6,7 +6,7 @@ import grpc
 import pytest
 
 from tests.integration.conftest import A, Harness, question
-from tutor_memory.api.servicer import INGEST_CHUNK
+from tutor_memory.app.ingest import INGEST_CHUNK
 from tutor_memory.domain.chain import GENESIS_HASH
 from tutor_memory.domain.episodes import SALIENCE_CHECK_WRONG, SALIENCE_QUESTION, SALIENCE_TAUGHT
 from tutor_memory_client._proto import memory_pb2 as pb

@@ -38,10 +38,10 @@ async def test_vector_index_is_per_chain(harness: Harness) -> None:
 
     a = (await harness.append(question("photosynthesis in leaves"), md=A)).episode
     b = (await harness.append(question("photosynthesis in leaves"), md=B)).episode
-    ledger = harness.app.ledger
-    query = ledger.embedder.embed(["photosynthesis"])[0]
-    ids_a, _ = ledger.index.search(ChainKey("tenant-a", "s1", "biology"), query, 10)
-    ids_b, _ = ledger.index.search(ChainKey("tenant-b", "s1", "biology"), query, 10)
+    services = harness.app.services
+    query = services.embedder.embed(["photosynthesis"])[0]
+    ids_a, _ = services.vectors.search(ChainKey("tenant-a", "s1", "biology"), query, 10)
+    ids_b, _ = services.vectors.search(ChainKey("tenant-b", "s1", "biology"), query, 10)
     assert ids_a.tolist() == [a.episode_id]
     assert ids_b.tolist() == [b.episode_id]
 

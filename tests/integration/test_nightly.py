@@ -11,12 +11,13 @@ import pytest
 
 from tests.integration.conftest import A, Harness
 from tests.integration.test_beliefs import STUDENT, SUBJECT, T0, at, check, give_course, history
-from tutor_memory.app.nightly import CITATION_ANNOTATION
+from tutor_memory.domain.annotations import AnnotationKind
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.honesty.citations import CitationStatus
 from tutor_memory_client._proto import memory_pb2 as pb
 
 CHAIN = ChainKey("tenant-a", STUDENT, SUBJECT)
+CITATION = AnnotationKind.CITATION
 
 
 async def consolidate(h: Harness, now: datetime, **kw: object) -> pb.ConsolidateReply:
@@ -114,10 +115,10 @@ async def test_a_replaced_file_turns_holds_into_changed_and_the_note_reaches_the
     chat = await ask(harness, "Thanks, that helps with osmosis", T0 + timedelta(hours=2))
 
     await consolidate(harness, T0 + timedelta(days=1))
-    store = harness.app.ledger.store
-    verdict = json.loads(store.annotations(CHAIN, cited.episode_id, CITATION_ANNOTATION)[-1].body)
+    store = harness.app.services.store
+    verdict = json.loads(store.annotations(CHAIN, cited.episode_id, CITATION)[-1].body)
     assert verdict["status"] == CitationStatus.HOLDS.value
-    talk = json.loads(store.annotations(CHAIN, chat.episode_id, CITATION_ANNOTATION)[-1].body)
+    talk = json.loads(store.annotations(CHAIN, chat.episode_id, CITATION)[-1].body)
     assert talk["status"] == CitationStatus.UNVERIFIABLE.value
 
     await harness.stub.IngestFile(
@@ -133,7 +134,7 @@ async def test_a_replaced_file_turns_holds_into_changed_and_the_note_reaches_the
     )
     second = await consolidate(harness, T0 + timedelta(days=2))
     assert second.citations_changed >= 1
-    verdict = json.loads(store.annotations(CHAIN, cited.episode_id, CITATION_ANNOTATION)[-1].body)
+    verdict = json.loads(store.annotations(CHAIN, cited.episode_id, CITATION)[-1].body)
     assert verdict["status"] == CitationStatus.CHANGED_REPLACED.value
 
     block = await harness.stub.BuildBlock(

@@ -161,4 +161,4 @@ async def test_calls_in_flight_finish_during_graceful_stop(
     reply = await call
     assert reply.inserted == len(batch)
     await h.channel.close()
-    h.app.ledger.close()
+    h.app.services.close()

@@ -14,7 +14,7 @@ from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
 from tutor_memory.domain.records import FileVersion
 from tutor_memory.models.embedder import Embedder
-from tutor_memory.store.protocols import LedgerStore
+from tutor_memory.store.protocols import Store
 
 DIM = 4
 
@@ -50,7 +50,7 @@ def chain(n: int) -> ChainKey:
 
 def make(size: int) -> tuple[MapCache, CountingStore]:
     store = CountingStore()
-    cache = MapCache(cast(LedgerStore, store), cast(Embedder, NoEmbedder()), size=size)
+    cache = MapCache(cast(Store, store), cast(Embedder, NoEmbedder()), size=size)
     return cache, store
 
 

@@ -13,7 +13,7 @@ from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.records import NewBelief, NewFileVersion, NewPassage
 from tutor_memory.store.protocols import PreparedEpisode
-from tutor_memory.store.sqlite.store import SqliteLedgerStore
+from tutor_memory.store.sqlite.store import SqliteStore
 
 CHAIN = ChainKey("t", "s", "biology")
 DIM = 4
@@ -56,7 +56,7 @@ def version(n: int, fingerprint: str, pages: tuple[str, ...]) -> NewFileVersion:
     )
 
 
-def add_version(store: SqliteLedgerStore, row: NewFileVersion) -> None:
+def add_version(store: SqliteStore, row: NewFileVersion) -> None:
     with store.writing() as w:
         (outcome,) = w.append([file_episode(f"v{row.version}")], model_id="m", recorded_at_us=1)
         w.add_file_version(
@@ -71,12 +71,12 @@ def belief(claim: str, confidence: float) -> NewBelief:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteLedgerStore:
-    return SqliteLedgerStore(tmp_path / "db.sqlite3")
+def store(tmp_path: Path) -> SqliteStore:
+    return SqliteStore(tmp_path / "db.sqlite3")
 
 
 def test_a_newer_version_keeps_the_old_one_and_only_its_passages_are_current(
-    store: SqliteLedgerStore,
+    store: SqliteStore,
 ) -> None:
     add_version(store, version(1, "a" * 64, ("old page",)))
     add_version(store, version(2, "b" * 64, ("new page one", "new page two")))
@@ -92,8 +92,8 @@ def test_a_newer_version_keeps_the_old_one_and_only_its_passages_are_current(
     assert store.latest_file_version(CHAIN, "cells.md") == (2, "b" * 64)
 
 
-def test_a_removal_leaves_no_current_version(store: SqliteLedgerStore) -> None:
-    from tutor_memory.app.files import removal_row
+def test_a_removal_leaves_no_current_version(store: SqliteStore) -> None:
+    from tutor_memory.domain.files.versions import removal_row
 
     add_version(store, version(1, "a" * 64, ("page",)))
     add_version(store, removal_row("cells.md", 2, DIM))
@@ -103,7 +103,7 @@ def test_a_removal_leaves_no_current_version(store: SqliteLedgerStore) -> None:
 
 
 def test_a_superseded_belief_keeps_its_claim_and_points_to_its_successor(
-    store: SqliteLedgerStore,
+    store: SqliteStore,
 ) -> None:
     with store.writing() as w:
         w.append([file_episode("chain")], model_id="m", recorded_at_us=1)
@@ -128,7 +128,7 @@ def test_a_superseded_belief_keeps_its_claim_and_points_to_its_successor(
     ],
 )
 def test_the_database_refuses_to_rewrite_or_delete_a_belief(
-    store: SqliteLedgerStore, statement: str
+    store: SqliteStore, statement: str
 ) -> None:
     with store.writing() as w:
         w.append([file_episode("chain")], model_id="m", recorded_at_us=1)
@@ -139,7 +139,7 @@ def test_the_database_refuses_to_rewrite_or_delete_a_belief(
     conn.close()
 
 
-def test_a_superseded_pointer_is_set_once(store: SqliteLedgerStore) -> None:
+def test_a_superseded_pointer_is_set_once(store: SqliteStore) -> None:
     with store.writing() as w:
         w.append([file_episode("chain")], model_id="m", recorded_at_us=1)
         a = w.add_belief(CHAIN, belief("understands", 0.7), created_at_us=10)
@@ -152,7 +152,7 @@ def test_a_superseded_pointer_is_set_once(store: SqliteLedgerStore) -> None:
     conn.close()
 
 
-def test_retiring_keeps_every_row(store: SqliteLedgerStore) -> None:
+def test_retiring_keeps_every_row(store: SqliteStore) -> None:
     with store.writing() as w:
         w.append([file_episode("chain")], model_id="m", recorded_at_us=1)
         w.add_belief(CHAIN, belief("understands", 0.7), created_at_us=10)
@@ -164,7 +164,7 @@ def test_retiring_keeps_every_row(store: SqliteLedgerStore) -> None:
 
 
 def test_numbered_caller_names_lose_their_numbering_and_headings_are_rejected() -> None:
-    from tutor_memory.app.files import screen
+    from tutor_memory.domain.conceptmap.screening import screen
 
     accepted, rejected = screen(
         [

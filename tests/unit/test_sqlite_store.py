@@ -16,7 +16,7 @@ from tutor_memory.domain.errors import NotFound
 from tutor_memory.domain.text.words import words
 from tutor_memory.store.protocols import AppendStatus, PreparedEpisode
 from tutor_memory.store.sqlite.migrate import migrations
-from tutor_memory.store.sqlite.store import SqliteLedgerStore
+from tutor_memory.store.sqlite.store import SqliteStore
 
 NOW = 1_800_000_000_000_000
 DIM = 4
@@ -41,8 +41,8 @@ def _prepared(chain: ChainKey, summary: str, key: str = "") -> PreparedEpisode:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqliteLedgerStore]:
-    s = SqliteLedgerStore(tmp_path / "db.sqlite3")
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    s = SqliteStore(tmp_path / "db.sqlite3")
     yield s
     s.close()
 
@@ -53,8 +53,8 @@ B = ChainKey("t", "s2", "bio")
 
 def test_reopening_applies_no_migration_twice(tmp_path: Path) -> None:
     path = tmp_path / "db.sqlite3"
-    SqliteLedgerStore(path).close()
-    SqliteLedgerStore(path).close()
+    SqliteStore(path).close()
+    SqliteStore(path).close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == len(migrations())
 
@@ -64,10 +64,10 @@ def test_database_from_a_newer_server_is_refused(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA user_version = 999")
     with pytest.raises(RuntimeError, match="newer than this server"):
-        SqliteLedgerStore(path)
+        SqliteStore(path)
 
 
-def test_one_append_call_is_one_transaction_across_chains(store: SqliteLedgerStore) -> None:
+def test_one_append_call_is_one_transaction_across_chains(store: SqliteStore) -> None:
     outcomes = store.append(
         [_prepared(A, "a1"), _prepared(B, "b1"), _prepared(A, "a2")],
         model_id="m",
@@ -81,7 +81,7 @@ def test_one_append_call_is_one_transaction_across_chains(store: SqliteLedgerSto
 
 
 def test_failed_transaction_leaves_nothing(
-    store: SqliteLedgerStore, monkeypatch: pytest.MonkeyPatch
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store.append([_prepared(A, "a1")], model_id="m", recorded_at_us=NOW)
 
@@ -109,7 +109,7 @@ def test_failed_transaction_leaves_nothing(
     assert verify_chain(store.iter_chain(A)).ok
 
 
-def test_full_text_is_scoped_to_a_chain_newest_first(store: SqliteLedgerStore) -> None:
+def test_full_text_is_scoped_to_a_chain_newest_first(store: SqliteStore) -> None:
     a = store.append(
         [_prepared(A, "La mitosi è una divisione"), _prepared(A, "Ancora la mitosi")],
         model_id="m",
@@ -125,7 +125,7 @@ def test_full_text_is_scoped_to_a_chain_newest_first(store: SqliteLedgerStore) -
     assert odd.tolist() == []
 
 
-def test_annotations_are_chain_scoped_and_append_only(store: SqliteLedgerStore) -> None:
+def test_annotations_are_chain_scoped_and_append_only(store: SqliteStore) -> None:
     (a,) = store.append([_prepared(A, "an answer")], model_id="m", recorded_at_us=NOW)
     eid = a.episode.episode_id
     store.annotate(A, eid, "grounding", '{"status": "answered"}', created_at_us=NOW)
@@ -144,7 +144,7 @@ def test_annotations_are_chain_scoped_and_append_only(store: SqliteLedgerStore) 
         conn.execute("UPDATE annotations SET body = 'x'")
 
 
-def test_vectors_come_back_per_chain(store: SqliteLedgerStore) -> None:
+def test_vectors_come_back_per_chain(store: SqliteStore) -> None:
     store.append(
         [_prepared(A, "a1"), _prepared(B, "b1"), _prepared(A, "a2")],
         model_id="m",

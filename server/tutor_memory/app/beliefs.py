@@ -8,10 +8,13 @@ the transaction of the check that caused it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from tutor_memory.app.caches import ChainCache
+from tutor_memory.app.changes import Change
+from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
 from tutor_memory.domain.beliefs.history import (
@@ -30,8 +33,10 @@ from tutor_memory.domain.beliefs.rules import (
 )
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.conceptmap.canonical import canonical_key
+from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.conceptmap.names import NameMatcher
 from tutor_memory.domain.episodes import (
+    MAX_SUMMARY_CHARS,
     ChainKey,
     Check,
     Kind,
@@ -41,10 +46,31 @@ from tutor_memory.domain.episodes import (
     validate_new_episode,
 )
 from tutor_memory.domain.records import BeliefRow
-from tutor_memory.store.protocols import AppendOutcome, AppendStatus, StoreWriter
+from tutor_memory.store.protocols import (
+    AppendOutcome,
+    AppendStatus,
+    BeliefReads,
+    EpisodeReads,
+    StoreWriter,
+)
 
 # What a re-derivation writes as each new row's reason prefix.
 REDERIVE_REASON = "re-derived under rules {version}"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """A check as the tutor reports it (RecordCheck), before it is validated and routed."""
+
+    chain: ChainKey
+    topic: str
+    outcome: Outcome
+    evaluation: str
+    predicted_mastery: float | None
+    student_answer: str
+    # None: the check happened now.
+    occurred_at_us: int | None
+    client_key: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,45 +88,56 @@ class Rederived:
     checks_replayed: int
 
 
+class BeliefSources(EpisodeReads, BeliefReads, Protocol):
+    """What beliefs are derived from and read back: the check episodes and the belief rows."""
+
+
 class BeliefKeeper:
-    def __init__(self, ledger: Ledger, maps: MapCache) -> None:
-        self.ledger = ledger
-        self.maps = maps
-        # Every block reads the chain's current beliefs: they are kept in memory and dropped
-        # whenever a write may have changed them (here, and by the nightly cycle).
-        self.current_rows: ChainCache[list[BeliefRow]] = ChainCache(ledger.store.current_beliefs)
+    def __init__(
+        self,
+        ledger: Ledger,
+        store: BeliefSources,
+        maps: MapCache,
+        executors: Executors,
+    ) -> None:
+        self._ledger = ledger
+        self._store = store
+        self._maps = maps
+        self._executors = executors
+
+    async def _chain_map(self, chain: ChainKey) -> ChainMap:
+        return await self._executors.run(self._executors.readers, self._maps.get, chain)
+
+    async def _checks(self, chain: ChainKey) -> list[StoredEpisode]:
+        return await self._executors.run(
+            self._executors.readers, self._store.episodes_of_kind, chain, (Kind.CHECK,)
+        )
 
     # -- writes --------------------------------------------------------------------------------
 
-    async def record_check(
-        self,
-        chain: ChainKey,
-        *,
-        topic: str,
-        outcome: Outcome,
-        evaluation: str,
-        predicted_mastery: float | None,
-        student_answer: str,
-        occurred_at_us: int | None,
-        client_key: str,
-    ) -> CheckRecorded:
-        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
-        routing, concept = route_topic(topic, evaluation, chain_map.matcher)
-        word = "right" if outcome is Outcome.RIGHT else "wrong"
+    async def record_check(self, check: CheckReport) -> CheckRecorded:
+        """A check the tutor reports (RecordCheck): validated first, then routed to a concept by
+        name or through the evaluation (R5.5), then appended with the belief it changes."""
+        word = "right" if check.outcome is Outcome.RIGHT else "wrong"
         episode = validate_new_episode(
-            chain=chain,
+            chain=check.chain,
             kind=Kind.CHECK,
-            summary=f"Check on {' '.join(topic.split())}: {word}"[:500],
-            text=check_text(evaluation, student_answer),
-            concepts=(concept,) if concept else (),
-            occurred_at_us=occurred_at_us,
+            summary=f"Check on {' '.join(check.topic.split())}: {word}"[:MAX_SUMMARY_CHARS],
+            text=check_text(check.evaluation, check.student_answer),
+            concepts=(),
+            occurred_at_us=check.occurred_at_us,
             evidence=(),
-            check=Check(outcome, topic, predicted_mastery),
+            check=Check(check.outcome, check.topic, check.predicted_mastery),
             quiz=None,
-            client_key=client_key,
+            client_key=check.client_key,
             now_us=now_us(),
             client_key_required=False,
+            check_field="",
         )
+        chain_map = await self._chain_map(check.chain)
+        routing, concept = route_topic(check.topic, check.evaluation, chain_map.matcher)
+        if concept:
+            episode = dataclasses.replace(episode, concepts=(concept,))
         return await self.append_check(episode, chain_map.matcher, routing, concept)
 
     async def append_check(
@@ -113,18 +150,17 @@ class BeliefKeeper:
         """Appends a check episode and, in the same transaction, the belief it changes."""
         chain = episode.chain
         if matcher is None:
-            chain_map = await self.ledger.read(lambda: self.maps.get(chain))
-            matcher = chain_map.matcher
+            matcher = (await self._chain_map(chain)).matcher
         if routing is None:
             assert episode.check is not None
             topic, evaluation = episode.check.topic, evaluation_of(episode.text)
             routing, concept = route_topic(topic, evaluation, matcher)
-        prepared = await self.ledger.embed([episode])
+        prepared = await self._ledger.embed([episode])
 
         def then(w: StoreWriter, outcomes: list[AppendOutcome]) -> BeliefRow | None:
             if outcomes[0].status is not AppendStatus.INSERTED or concept is None:
                 return None
-            checks = self.ledger.store.episodes_of_kind(chain, (Kind.CHECK,))
+            checks = self._store.episodes_of_kind(chain, (Kind.CHECK,))
             if all(c.episode_id != outcomes[0].episode.episode_id for c in checks):
                 # The reader does not see this transaction yet: add the new check itself.
                 checks.append(outcomes[0].episode)
@@ -132,13 +168,7 @@ class BeliefKeeper:
             group = routed_checks(checks, matcher).get(key)
             return self._update(w, chain, concept, group[1] if group else [])
 
-        outcomes, belief = await self.ledger.write_with(prepared, then)
-        self.current_rows.invalidate(chain)
-        inserted = outcomes[0].status is AppendStatus.INSERTED
-        right = episode.check is not None and episode.check.outcome is Outcome.RIGHT
-        if inserted and right and concept is not None:
-            # A passed check confirms the concept (readiness 0.85): the map is rebuilt.
-            self.maps.invalidate(chain)
+        outcomes, belief = await self._ledger.write_with(prepared, then, also=Change.BELIEFS)
         return CheckRecorded(outcomes[0], routing, concept, belief)
 
     def _update(
@@ -165,11 +195,8 @@ class BeliefKeeper:
     async def refresh(self, chain: ChainKey) -> int:
         """Brings every concept's belief up to date with the chain's checks (after a batch
         import of checks); returns how many beliefs changed."""
-        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
-        checks = await self.ledger.read(
-            lambda: self.ledger.store.episodes_of_kind(chain, (Kind.CHECK,))
-        )
-        groups = routed_checks(checks, chain_map.matcher)
+        chain_map = await self._chain_map(chain)
+        groups = routed_checks(await self._checks(chain), chain_map.matcher)
 
         def update(w: StoreWriter) -> int:
             before = {b.concept_key: b.belief_id for b in w.current_beliefs(chain)}
@@ -180,18 +207,13 @@ class BeliefKeeper:
                     changed += 1
             return changed
 
-        changed = await self.ledger.in_transaction(update)
-        self.current_rows.invalidate(chain)
-        self.maps.invalidate(chain)
-        return changed
+        return await self._ledger.in_transaction(chain, Change.BELIEFS | Change.CHECKS, update)
 
     async def rederive(self, chain: ChainKey) -> Rederived:
         """Retires every current belief and replays the recorded checks under today's rules
         (R5.6). Episodes are only read."""
-        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
-        checks = await self.ledger.read(
-            lambda: self.ledger.store.episodes_of_kind(chain, (Kind.CHECK,))
-        )
+        chain_map = await self._chain_map(chain)
+        checks = await self._checks(chain)
         groups = routed_checks(checks, chain_map.matcher)
 
         def replay(w: StoreWriter) -> Rederived:
@@ -207,15 +229,15 @@ class BeliefKeeper:
                 derived_count += 1
             return Rederived(retired, derived_count, len(checks))
 
-        done = await self.ledger.in_transaction(replay)
-        self.current_rows.invalidate(chain)
-        return done
+        return await self._ledger.in_transaction(chain, Change.BELIEFS, replay)
 
     # -- reads ---------------------------------------------------------------------------------
 
     async def history(self, chain: ChainKey, concept: str) -> list[History]:
         key = canonical_key(concept) if concept.strip() else None
-        rows = await self.ledger.read(lambda: self.ledger.store.belief_rows(chain, key))
+        rows = await self._executors.run(
+            self._executors.readers, self._store.belief_rows, chain, key
+        )
         by_key: dict[str, list[BeliefRow]] = {}
         for row in rows:
             by_key.setdefault(row.concept_key, []).append(row)

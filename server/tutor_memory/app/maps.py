@@ -9,6 +9,7 @@ costs milliseconds for a course of a few hundred concepts, so nothing incrementa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -21,15 +22,17 @@ from tutor_memory.domain.conceptmap.graph import ConceptMap, FileConcepts, build
 from tutor_memory.domain.conceptmap.names import NameMatcher
 from tutor_memory.domain.episodes import ChainKey, Kind
 from tutor_memory.models.embedder import Embedder
-from tutor_memory.store.protocols import LedgerStore
+from tutor_memory.store.protocols import EpisodeReads, FileReads
+
+
+class MapReads(FileReads, EpisodeReads, Protocol):
+    """What a map is rebuilt from: the file versions and the taught and check episodes."""
 
 
 class MapCache:
     """Each chain's map, rebuilt from the store when something it is made of changed."""
 
-    def __init__(
-        self, store: LedgerStore, embedder: Embedder, size: int = CHAIN_CACHE_SIZE
-    ) -> None:
+    def __init__(self, store: MapReads, embedder: Embedder, size: int = CHAIN_CACHE_SIZE) -> None:
         self._store = store
         self._embedder = embedder
         self._cache: ChainCache[ChainMap] = ChainCache(self._build, size)

@@ -15,27 +15,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
+from tutor_memory.app.changes import Change
+from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
-from tutor_memory.domain.beliefs.calibration import Calibration, calibrate
-from tutor_memory.domain.beliefs.rules import decay_due, decay_reason, decayed_confidence
+from tutor_memory.domain.annotations import AnnotationKind
+from tutor_memory.domain.beliefs.calibration import calibrate, calibration_json
+from tutor_memory.domain.beliefs.history import calibration_pairs, decayed_row
 from tutor_memory.domain.clock import now_us, us_to_datetime
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.honesty.citations import verify_citations
-from tutor_memory.domain.records import BeliefRow, Consolidation, NewBelief
-from tutor_memory.domain.reporting.digest import DayEpisode, consolidation_note
+from tutor_memory.domain.records import Consolidation as ConsolidationRow
+from tutor_memory.domain.reporting.digest import consolidation_note, day_episode
 from tutor_memory.domain.reporting.report_lines import working_set
-from tutor_memory.store.protocols import AppendOutcome, StoreWriter
+from tutor_memory.store.protocols import AppendOutcome, EpisodeReads, StoreWriter
+from tutor_memory.store.protocols import NightlyReads as NightlyReadsOfStore
+
+T = TypeVar("T")
 
 # Default window: the day before `now` (R8: "active in the last day").
 DEFAULT_WINDOW_HOURS = 24
 # Citations verified per chain per run (R8.4): bounded, so one night's cost does not grow with
 # the whole history; never-checked episodes go first, then those checked longest ago.
 DEFAULT_CITATION_BATCH = 200
-# Annotation kind of a citation check's result (R7.4).
-CITATION_ANNOTATION = "citation"
+# Consolidate: the longest window one call may cover, and the largest citation batch.
+MAX_WINDOW_HOURS = 24 * 31
+MAX_CITATION_BATCH = 10_000
 # Episodes of one window read per page.
 WINDOW_PAGE = 5_000
 US_PER_HOUR = 3_600 * 1_000_000
@@ -58,6 +66,16 @@ class Scope:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Consolidation:
+    """One run of the cycle: which chains, the window's end, its length, the citation batch."""
+
+    scope: Scope
+    end_us: int
+    window_hours: int = DEFAULT_WINDOW_HOURS
+    citation_batch: int = DEFAULT_CITATION_BATCH
+
+
 @dataclass(slots=True)
 class CycleSummary:
     chains_active: int = 0
@@ -68,64 +86,31 @@ class CycleSummary:
     chains_already_done: int = 0
 
 
-def day_episode(ep: StoredEpisode) -> DayEpisode:
-    return DayEpisode(
-        episode_id=ep.episode_id,
-        kind=ep.kind.value,
-        summary=ep.summary,
-        salience=ep.salience,
-        occurred_at=us_to_datetime(ep.occurred_at_us),
-        concepts=ep.concepts,
-        check_right=(ep.check.outcome.value == "right") if ep.check else None,
-        topic=ep.check.topic if ep.check else None,
-    )
-
-
-def calibration_json(result: Calibration) -> str:
-    return json.dumps(asdict(result), ensure_ascii=False, sort_keys=True)
-
-
-def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
-    """The decayed successor of a belief untouched for 45 days (R8.2), or None when not due."""
-    last_decay = us_to_datetime(belief.created_at_us) if belief.needs_reconfirmation else None
-    if not decay_due(us_to_datetime(belief.evidence_at_us), last_decay, us_to_datetime(now)):
-        return None
-    return NewBelief(
-        concept=belief.concept,
-        concept_key=belief.concept_key,
-        claim=belief.claim,
-        confidence=decayed_confidence(belief.confidence),
-        supporting=belief.supporting,
-        reason=decay_reason(us_to_datetime(belief.evidence_at_us), us_to_datetime(now)),
-        rules_version=belief.rules_version,
-        needs_reconfirmation=True,
-        evidence_at_us=belief.evidence_at_us,
-    )
+class NightlyReads(EpisodeReads, NightlyReadsOfStore, Protocol):
+    """What the cycle reads: the window's episodes, the checks, the citation batch, its marks."""
 
 
 class NightlyCycle:
     def __init__(
-        self, ledger: Ledger, maps: MapCache, on_beliefs_changed: Callable[[ChainKey], None]
+        self, ledger: Ledger, store: NightlyReads, maps: MapCache, executors: Executors
     ) -> None:
-        self.ledger = ledger
-        self.maps = maps
-        # Told after a chain's beliefs decayed, so that caches of them drop the chain.
-        self.on_beliefs_changed = on_beliefs_changed
+        self._ledger = ledger
+        self._store = store
+        self._maps = maps
+        self._executors = executors
+
+    async def _read(self, fn: Callable[[], T]) -> T:
+        return await self._executors.run(self._executors.readers, fn)
 
     async def run(
-        self,
-        scope: Scope,
-        *,
-        end_us: int,
-        window_hours: int = DEFAULT_WINDOW_HOURS,
-        citation_batch: int = DEFAULT_CITATION_BATCH,
-        progress: Callable[[int, int], None] | None = None,
+        self, run: Consolidation, *, progress: Callable[[int, int], None] | None = None
     ) -> CycleSummary:
-        start_us = end_us - window_hours * US_PER_HOUR
-        store = self.ledger.store
+        scope, end_us, citation_batch = run.scope, run.end_us, run.citation_batch
+        start_us = end_us - run.window_hours * US_PER_HOUR
+        store = self._store
         chains = [
             c
-            for c in await self.ledger.read(lambda: store.active_chains(start_us, end_us))
+            for c in await self._read(lambda: store.active_chains(start_us, end_us))
             if scope.covers(c)
         ]
         summary = CycleSummary(chains_active=len(chains))
@@ -138,25 +123,19 @@ class NightlyCycle:
     async def _chain(
         self, chain: ChainKey, start_us: int, end_us: int, batch: int, summary: CycleSummary
     ) -> None:
-        store = self.ledger.store
-        if await self.ledger.read(lambda: store.find_consolidation(chain, start_us, end_us)):
+        store = self._store
+        if await self._read(lambda: store.find_consolidation(chain, start_us, end_us)):
             summary.chains_already_done += 1
             return
-        day = await self.ledger.read(lambda: self._window(chain, start_us, end_us))
+        day = await self._read(lambda: self._window(chain, start_us, end_us))
         note = consolidation_note([day_episode(e) for e in day], us_to_datetime(start_us),
                                   us_to_datetime(end_us))  # fmt: skip
-        checks = await self.ledger.read(lambda: store.episodes_of_kind(chain, (Kind.CHECK,)))
-        calibration = calibrate(
-            [
-                (c.check.predicted_mastery, c.check.outcome.value == "right")
-                for c in checks
-                if c.check is not None and c.check.predicted_mastery is not None
-            ]
-        )
-        fingerprints = (await self.ledger.read(lambda: self.maps.get(chain))).fingerprints
-        to_verify = await self.ledger.read(
+        checks = await self._read(lambda: store.episodes_of_kind(chain, (Kind.CHECK,)))
+        calibration = calibrate(calibration_pairs(checks))
+        fingerprints = (await self._read(lambda: self._maps.get(chain))).fingerprints
+        to_verify = await self._read(
             lambda: store.episodes_by_id(
-                chain, store.citation_batch(chain, CITATION_ANNOTATION, batch)
+                chain, store.citation_batch(chain, AnnotationKind.CITATION, batch)
             )
         )
 
@@ -175,7 +154,7 @@ class NightlyCycle:
                     [(e.file_id, e.file_fingerprint) for e in ep.evidence], fingerprints
                 )
                 body = json.dumps({"status": verdict.status.value, "detail": verdict.detail})
-                w.annotate(chain, ep.episode_id, CITATION_ANNOTATION, body, created_at_us=at)
+                w.annotate(chain, ep.episode_id, AnnotationKind.CITATION, body, created_at_us=at)
                 summary.citations_verified += 1
                 if verdict.status.changed:
                     summary.citations_changed += 1
@@ -187,13 +166,12 @@ class NightlyCycle:
                 at_us=at,
             )
             w.add_consolidation(
-                chain, Consolidation(start_us, end_us, episode_id, decayed), done_at_us=at
+                chain, ConsolidationRow(start_us, end_us, episode_id, decayed), done_at_us=at
             )
             summary.beliefs_decayed += decayed
 
         if note is None:
-            await self.ledger.in_transaction(lambda w: write(w, None))
-            self.on_beliefs_changed(chain)
+            await self._ledger.in_transaction(chain, Change.BELIEFS, lambda w: write(w, None))
             return
         episode = NewEpisode(
             chain=chain,
@@ -209,20 +187,19 @@ class NightlyCycle:
             quiz=None,
             client_key=f"consolidation:{start_us}:{end_us}",
         )
-        prepared = await self.ledger.embed([episode])
+        prepared = await self._ledger.embed([episode])
 
         def then(w: StoreWriter, outcomes: list[AppendOutcome]) -> None:
             write(w, outcomes[0].episode.episode_id)
 
-        await self.ledger.write_with(prepared, then)
-        self.on_beliefs_changed(chain)
+        await self._ledger.write_with(prepared, then, also=Change.BELIEFS)
         summary.consolidation_episodes += 1
 
     def _window(self, chain: ChainKey, start_us: int, end_us: int) -> list[StoredEpisode]:
         out: list[StoredEpisode] = []
         after: tuple[int, int] | None = None
         while True:
-            page = self.ledger.store.list_episodes(
+            page = self._store.list_episodes(
                 chain, occurred_from_us=start_us, occurred_to_us=end_us, after=after,
                 limit=WINDOW_PAGE,
             )  # fmt: skip

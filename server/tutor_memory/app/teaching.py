@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
 from tutor_memory.domain.conceptmap.teaching import Teaching, detect_teaching, is_question
@@ -35,9 +36,10 @@ class Taught:
 
 
 class Teacher:
-    def __init__(self, ledger: Ledger, maps: MapCache) -> None:
-        self.ledger = ledger
-        self.maps = maps
+    def __init__(self, ledger: Ledger, maps: MapCache, executors: Executors) -> None:
+        self._ledger = ledger
+        self._maps = maps
+        self._executors = executors
 
     def teaching_in(self, text: str) -> Teaching | None:
         """The teaching a message carries, if any. `detect_teaching` reads it sentence by
@@ -73,7 +75,7 @@ class Teacher:
         occurred_at_us: int,
         occurred_at_given: bool,
     ) -> Taught:
-        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
+        chain_map = await self._executors.run(self._executors.readers, self._maps.get, chain)
         named = chain_map.matcher.find(teaching.note)
         concept = named[0] if named else teaching.topic
         note = " ".join(teaching.note.split())
@@ -90,6 +92,5 @@ class Teacher:
             quiz=None,
             client_key="",
         )
-        outcome = await self.ledger.append(episode)
-        self.maps.invalidate(chain)
+        outcome = await self._ledger.append(episode)
         return Taught(concept, not named, note, outcome.episode)

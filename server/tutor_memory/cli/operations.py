@@ -183,45 +183,31 @@ def _consolidate_remote(args: argparse.Namespace, end_us: int) -> int:
 
 
 async def _consolidate_offline(args: argparse.Namespace, end_us: int) -> int:
-    from tutor_memory.api.server import load_embedder
-    from tutor_memory.app.ledger import Ledger
-    from tutor_memory.app.maps import MapCache
     from tutor_memory.app.nightly import (
         DEFAULT_CITATION_BATCH,
         DEFAULT_WINDOW_HOURS,
-        NightlyCycle,
+        Consolidation,
         Scope,
     )
-    from tutor_memory.domain.signing import ServerKey
-    from tutor_memory.index.vectors import VectorIndex
-    from tutor_memory.models.tokenizers import load_counter
-    from tutor_memory.store.sqlite.store import SqliteLedgerStore
+    from tutor_memory.app.root import build_services
 
     data: Path = args.data or DEFAULT_DATA_DIR
     config = ServerConfig(data_dir=data)
     if not config.database_path.exists():
         print(f"no database at {config.database_path}", file=sys.stderr)
         return 2
-    embedder = load_embedder(config)
-    store = SqliteLedgerStore(config.database_path)
-    ledger = Ledger(
-        store,
-        embedder,
-        VectorIndex(embedder.dim),
-        ServerKey.load_or_create(data),
-        load_counter(None),
-    )
+    services = build_services(config)
     try:
-        # Nothing here keeps beliefs in memory: no cache to tell about a decay.
-        cycle = NightlyCycle(ledger, MapCache(store, embedder), lambda _chain: None)
-        summary = await cycle.run(
-            Scope(args.tenant, args.student, args.subject),
-            end_us=end_us,
-            window_hours=args.window_hours or DEFAULT_WINDOW_HOURS,
-            citation_batch=args.citation_batch or DEFAULT_CITATION_BATCH,
+        summary = await services.nightly.run(
+            Consolidation(
+                Scope(args.tenant, args.student, args.subject),
+                end_us=end_us,
+                window_hours=args.window_hours or DEFAULT_WINDOW_HOURS,
+                citation_batch=args.citation_batch or DEFAULT_CITATION_BATCH,
+            ),
             progress=lambda done, total: progress(done, total, "chains"),
         )
     finally:
-        ledger.close()
+        services.close()
     print(summary_line(summary))
     return 0

@@ -237,8 +237,14 @@ def validate_new_episode(
     client_key: str,
     now_us: int,
     client_key_required: bool,
+    check_field: str = "check",
 ) -> NewEpisode:
-    """Checks every field of an episode a client wants to append; raises InvalidArgument."""
+    """Checks every field of an episode a client wants to append; raises InvalidArgument.
+
+    `check_field` is where the request holds the check's fields ("check" in a NewEpisode; ""
+    for RecordCheck, whose topic and predicted_mastery are top-level), so that an error names
+    the field the caller actually sent."""
+    check_prefix = f"{check_field}." if check_field else ""
     check_identifier("student_id", chain.student)
     check_identifier("subject_id", chain.subject)
     if kind is Kind.CONSOLIDATION:
@@ -280,10 +286,12 @@ def validate_new_episode(
     if kind is Kind.CHECK:
         if check is None:
             raise InvalidArgument("check", "required for a check episode (outcome and topic)")
-        _check_line("check.topic", check.topic, MAX_TOPIC_CHARS, required=True)
+        _check_line(f"{check_prefix}topic", check.topic, MAX_TOPIC_CHARS, required=True)
         pm = check.predicted_mastery
         if pm is not None and not (math.isfinite(pm) and 0.0 <= pm <= 1.0):
-            raise InvalidArgument("check.predicted_mastery", "must be a number from 0 to 1")
+            raise InvalidArgument(
+                f"{check_prefix}predicted_mastery", "must be a number from 0 to 1"
+            )
     elif check is not None:
         raise InvalidArgument("check", f"only a check episode carries one, not a {kind} episode")
     if kind is Kind.QUIZ:

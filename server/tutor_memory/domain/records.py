@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
-from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.episodes import ChainKey, Kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,3 +121,16 @@ class ChainVectors:
     chain: ChainKey
     ids: npt.NDArray[np.int64]
     vectors: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRow:
+    """What a memory block shows of an episode."""
+
+    episode_id: int
+    seq: int
+    kind: Kind
+    summary: str
+    occurred_at_us: int
+    # (file_id, fingerprint) of every file the episode cites, for the citation note (R7.4).
+    cited: tuple[tuple[str, str], ...] = ()

@@ -14,6 +14,9 @@ from tutor_memory.domain.beliefs.rules import (
     CheckEvidence,
     Claim,
     Derived,
+    decay_due,
+    decay_reason,
+    decayed_confidence,
     describe_change,
     render_belief,
 )
@@ -39,6 +42,16 @@ def evidence_of(ep: StoredEpisode) -> CheckEvidence:
         us_to_datetime(ep.occurred_at_us),
         ep.check.predicted_mastery,
     )
+
+
+def calibration_pairs(checks: Iterable[StoredEpisode]) -> list[tuple[float, bool]]:
+    """(predicted mastery, the check was right) of every check that carries a prediction: what
+    calibration compares (R8.3)."""
+    return [
+        (ep.check.predicted_mastery, ep.check.outcome is Outcome.RIGHT)
+        for ep in checks
+        if ep.check is not None and ep.check.predicted_mastery is not None
+    ]
 
 
 def routed_checks(
@@ -86,3 +99,21 @@ def history_of(rows: list[BeliefRow]) -> History:
             )
         )
     return History(rows[-1].concept, tuple(rows), tuple(changes))
+
+
+def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
+    """The decayed successor of a belief untouched for 45 days (R8.2), or None when not due."""
+    last_decay = us_to_datetime(belief.created_at_us) if belief.needs_reconfirmation else None
+    if not decay_due(us_to_datetime(belief.evidence_at_us), last_decay, us_to_datetime(now)):
+        return None
+    return NewBelief(
+        concept=belief.concept,
+        concept_key=belief.concept_key,
+        claim=belief.claim,
+        confidence=decayed_confidence(belief.confidence),
+        supporting=belief.supporting,
+        reason=decay_reason(us_to_datetime(belief.evidence_at_us), us_to_datetime(now)),
+        rules_version=belief.rules_version,
+        needs_reconfirmation=True,
+        evidence_at_us=belief.evidence_at_us,
+    )

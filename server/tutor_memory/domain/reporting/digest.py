@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from tutor_memory.domain.episodes import MAX_SUMMARY_CHARS, Kind
+from tutor_memory.domain.clock import us_to_datetime
+from tutor_memory.domain.episodes import MAX_SUMMARY_CHARS, Kind, StoredEpisode
 from tutor_memory.domain.recall.block_text import DATE_FORMAT, KIND_PHRASES
 from tutor_memory.domain.text.normalise import normalise
 
@@ -172,4 +173,17 @@ def consolidation_note(
         text="\n".join(lines),
         concepts=concepts,
         episode_ids=tuple(sorted(e.episode_id for e in day)),
+    )
+
+
+def day_episode(ep: StoredEpisode) -> DayEpisode:
+    return DayEpisode(
+        episode_id=ep.episode_id,
+        kind=ep.kind.value,
+        summary=ep.summary,
+        salience=ep.salience,
+        occurred_at=us_to_datetime(ep.occurred_at_us),
+        concepts=ep.concepts,
+        check_right=(ep.check.outcome.value == "right") if ep.check else None,
+        topic=ep.check.topic if ep.check else None,
     )

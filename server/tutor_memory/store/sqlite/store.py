@@ -34,17 +34,12 @@ from tutor_memory.domain.records import (
     ChainVectors,
     Consolidation,
     FileVersion,
+    MemoryRow,
     NewBelief,
     NewFileVersion,
     StoredPassage,
 )
-from tutor_memory.store.protocols import (
-    Annotation,
-    AppendOutcome,
-    AppendStatus,
-    MemoryRow,
-    PreparedEpisode,
-)
+from tutor_memory.store.protocols import Annotation, AppendOutcome, AppendStatus, PreparedEpisode
 from tutor_memory.store.sqlite import side_rows as side
 from tutor_memory.store.sqlite.migrate import migrate
 
@@ -112,7 +107,7 @@ def _row_to_episode(row: Sequence[Any]) -> StoredEpisode:
     )
 
 
-class SqliteLedgerStore:
+class SqliteStore:
     """One database file per server. Safe for one writer thread and many reader threads."""
 
     def __init__(self, path: Path) -> None:
@@ -609,9 +604,9 @@ class SqliteLedgerStore:
 
 
 class SqliteWriter:
-    """Writes inside one transaction of `SqliteLedgerStore.writing()`."""
+    """Writes inside one transaction of `SqliteStore.writing()`."""
 
-    def __init__(self, store: SqliteLedgerStore, conn: sqlite3.Connection) -> None:
+    def __init__(self, store: SqliteStore, conn: sqlite3.Connection) -> None:
         self._store = store
         self._conn = conn
         self.new_chains: dict[ChainKey, int] = {}

@@ -1,24 +1,32 @@
-"""Proto messages to domain objects and back. Nothing here touches storage or the network."""
+"""Episodes, batch items, listing pages, chain verification and checkpoints."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Sequence
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from tutor_memory._proto import memory_pb2 as pb
-from tutor_memory.app.blocks import Block, BlockRequest, Mode, zone
+from tutor_memory.api.convert.common import chain_of, timestamp_to_us, us_to_timestamp
+from tutor_memory.api.convert.enums import (
+    CHECKPOINT_STATUS_TO_PROTO,
+    INGEST_STATUS_TO_PROTO,
+    KIND_FROM_PROTO,
+    KIND_TO_PROTO,
+    OUTCOME_FROM_PROTO,
+    OUTCOME_TO_PROTO,
+)
+from tutor_memory.app.episodes import ChainReport
+from tutor_memory.app.ingest import ItemResult, ItemStatus, counts
 from tutor_memory.domain.episodes import (
     ChainKey,
     Check,
     Evidence,
-    Kind,
     NewEpisode,
-    Outcome,
     Quiz,
     StoredEpisode,
-    check_identifier,
     validate_new_episode,
 )
 from tutor_memory.domain.errors import InvalidArgument
@@ -27,41 +35,6 @@ from tutor_memory.domain.signing import SignedCheckpoint
 # ListEpisodes page sizes: the default when the caller asks for 0, and the most one page holds.
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
-# Largest Timestamp.seconds protobuf allows (9999-12-31T23:59:59Z).
-_MAX_TIMESTAMP_SECONDS = 253_402_300_799
-
-KIND_FROM_PROTO: dict[pb.EpisodeKind, Kind] = {
-    pb.EPISODE_KIND_QUESTION: Kind.QUESTION,
-    pb.EPISODE_KIND_ANSWER: Kind.ANSWER,
-    pb.EPISODE_KIND_CHECK: Kind.CHECK,
-    pb.EPISODE_KIND_QUIZ: Kind.QUIZ,
-    pb.EPISODE_KIND_FILE: Kind.FILE,
-    pb.EPISODE_KIND_TAUGHT: Kind.TAUGHT,
-    pb.EPISODE_KIND_CONSOLIDATION: Kind.CONSOLIDATION,
-}
-KIND_TO_PROTO = {kind: number for number, kind in KIND_FROM_PROTO.items()}
-_OUTCOME_FROM_PROTO: dict[pb.CheckOutcome, Outcome] = {
-    pb.CHECK_OUTCOME_RIGHT: Outcome.RIGHT,
-    pb.CHECK_OUTCOME_WRONG: Outcome.WRONG,
-}
-_OUTCOME_TO_PROTO = {outcome: number for number, outcome in _OUTCOME_FROM_PROTO.items()}
-
-
-def timestamp_to_us(field: str, ts: Timestamp) -> int:
-    if not 0 <= ts.nanos < 1_000_000_000 or abs(ts.seconds) > _MAX_TIMESTAMP_SECONDS:
-        raise InvalidArgument(field, "not a valid timestamp")
-    return ts.seconds * 1_000_000 + ts.nanos // 1_000
-
-
-def us_to_timestamp(us: int) -> Timestamp:
-    seconds, micros = divmod(us, 1_000_000)
-    return Timestamp(seconds=seconds, nanos=micros * 1_000)
-
-
-def chain_of(tenant: str, student_id: str, subject_id: str) -> ChainKey:
-    check_identifier("student_id", student_id)
-    check_identifier("subject_id", subject_id)
-    return ChainKey(tenant, student_id, subject_id)
 
 
 def new_episode_from_proto(
@@ -79,7 +52,7 @@ def new_episode_from_proto(
         raise InvalidArgument("kind", f"unknown value {msg.kind}")
     check = None
     if msg.HasField("check"):
-        outcome = _OUTCOME_FROM_PROTO.get(msg.check.outcome)
+        outcome = OUTCOME_FROM_PROTO.get(msg.check.outcome)
         if outcome is None:
             raise InvalidArgument("check.outcome", "must be RIGHT or WRONG")
         pm = msg.check.predicted_mastery if msg.check.HasField("predicted_mastery") else None
@@ -126,7 +99,7 @@ def episode_to_proto(ep: StoredEpisode) -> pb.Episode:
         hash=ep.hash,
     )
     if ep.check is not None:
-        msg.check.outcome = _OUTCOME_TO_PROTO[ep.check.outcome]
+        msg.check.outcome = OUTCOME_TO_PROTO[ep.check.outcome]
         msg.check.topic = ep.check.topic
         if ep.check.predicted_mastery is not None:
             msg.check.predicted_mastery = ep.check.predicted_mastery
@@ -134,6 +107,25 @@ def episode_to_proto(ep: StoredEpisode) -> pb.Episode:
         msg.quiz.correct = ep.quiz.correct
         msg.quiz.total = ep.quiz.total
     return msg
+
+
+def ingest_reply(results: Sequence[ItemResult]) -> pb.IngestEpisodesReply:
+    by_status = counts(results)
+    return pb.IngestEpisodesReply(
+        inserted=by_status[ItemStatus.INSERTED],
+        duplicate=by_status[ItemStatus.DUPLICATE],
+        rejected=by_status[ItemStatus.REJECTED],
+        items=[
+            pb.IngestItemResult(
+                index=r.index,
+                client_key=r.client_key,
+                status=INGEST_STATUS_TO_PROTO[r.status],
+                episode_id=r.episode_id,
+                reason=r.reason,
+            )
+            for r in results
+        ],
+    )
 
 
 def page_size(requested: int) -> int:
@@ -169,6 +161,23 @@ def decode_page_token(req: pb.ListEpisodesRequest) -> tuple[int, int] | None:
     return position
 
 
+def optional_time(field: str, has: bool, ts: Timestamp) -> int | None:
+    """A timestamp field the caller may leave unset."""
+    return timestamp_to_us(field, ts) if has else None
+
+
+def verify_reply(report: ChainReport) -> pb.VerifyChainReply:
+    v = report.verification
+    reply = pb.VerifyChainReply(ok=v.ok, length=v.length, head_hash=v.head_hash)
+    if v.first_break is not None:
+        reply.first_break.seq = v.first_break.seq
+        reply.first_break.episode_id = v.first_break.episode_id
+        reply.first_break.reason = v.first_break.reason
+    if report.checkpoint_status is not None:
+        reply.checkpoint_status = CHECKPOINT_STATUS_TO_PROTO[report.checkpoint_status]
+    return reply
+
+
 def checkpoint_to_proto(cp: SignedCheckpoint) -> pb.SignedCheckpoint:
     return pb.SignedCheckpoint(
         tenant=cp.chain.tenant,
@@ -195,74 +204,3 @@ def checkpoint_from_proto(msg: pb.SignedCheckpoint, chain: ChainKey) -> SignedCh
         signature=msg.signature,
         public_key=msg.public_key,
     )
-
-
-# BuildBlock limits: the smallest and largest token budget, and the longest query.
-MAX_BUDGET_TOKENS = 100_000
-MAX_QUERY_CHARS = 8_000
-
-_MODE_FROM_PROTO: dict[pb.BlockMode, Mode] = {
-    pb.BLOCK_MODE_UNSPECIFIED: Mode.FULL,
-    pb.BLOCK_MODE_FULL: Mode.FULL,
-    pb.BLOCK_MODE_EPISODES: Mode.EPISODES,
-    pb.BLOCK_MODE_WINDOW: Mode.WINDOW,
-    pb.BLOCK_MODE_NONE: Mode.NONE,
-}
-
-
-def block_request_from_proto(
-    msg: pb.BuildBlockRequest, *, tenant: str, now_us: int
-) -> BlockRequest:
-    chain = chain_of(tenant, msg.student_id, msg.subject_id)
-    if not 1 <= msg.budget_tokens <= MAX_BUDGET_TOKENS:
-        raise InvalidArgument("budget_tokens", f"must be from 1 to {MAX_BUDGET_TOKENS}")
-    if len(msg.query) > MAX_QUERY_CHARS:
-        raise InvalidArgument("query", f"longer than {MAX_QUERY_CHARS} characters")
-    mode = _MODE_FROM_PROTO.get(msg.mode)
-    if mode is None:
-        raise InvalidArgument("mode", f"unknown value {msg.mode}")
-    zone(msg.time_zone)  # raises InvalidArgument naming time_zone
-    return BlockRequest(
-        chain=chain,
-        query=msg.query,
-        budget_tokens=msg.budget_tokens,
-        now_us=timestamp_to_us("now", msg.now) if msg.HasField("now") else now_us,
-        time_zone=msg.time_zone or "UTC",
-        mode=mode,
-    )
-
-
-def block_to_proto(block: Block, *, budget_tokens: int, tokenizer: str) -> pb.BuildBlockReply:
-    reply = pb.BuildBlockReply(
-        text=block.text,
-        sections=[
-            pb.BlockSection(
-                title=s.title, lines=s.lines, episode_ids=s.episode_ids, concepts=s.concepts
-            )
-            for s in block.sections
-        ],
-        memories=[
-            pb.BlockMemory(
-                episode_id=m.episode.episode_id,
-                kind=KIND_TO_PROTO[m.episode.kind],
-                occurred_at=us_to_timestamp(m.episode.occurred_at_us),
-                repeats=m.repeats,
-                repeated_ids=m.repeated_ids,
-                score=m.score,
-                line=m.line,
-            )
-            for m in block.memories
-        ],
-        block_id=block.block_id,
-        tokens_used=block.tokens_used,
-        budget_tokens=budget_tokens,
-        record_mode=block.record_mode,
-        no_record=block.no_record,
-        timings=[pb.StageTiming(stage=name, ms=ms) for name, ms in block.timings],
-        tokenizer=tokenizer,
-    )
-    if block.window is not None:
-        reply.time_window.start.CopyFrom(us_to_timestamp(block.window.start_us))
-        reply.time_window.end.CopyFrom(us_to_timestamp(block.window.end_us))
-        reply.time_window.label = block.window.label
-    return reply

@@ -1,0 +1,173 @@
+"""Beliefs, checks, reports, grounding and the nightly cycle."""
+
+from __future__ import annotations
+
+from tutor_memory._proto import memory_pb2 as pb
+from tutor_memory.api.convert.common import occurred_at, timestamp_to_us, us_to_timestamp
+from tutor_memory.api.convert.enums import (
+    CLAIM_TO_PROTO,
+    GROUNDING_TO_PROTO,
+    OUTCOME_FROM_PROTO,
+    ROUTING_TO_PROTO,
+)
+from tutor_memory.api.convert.episodes import episode_to_proto
+from tutor_memory.app.answers import AnswerAnnotated
+from tutor_memory.app.beliefs import CheckRecorded, CheckReport
+from tutor_memory.app.nightly import (
+    DEFAULT_CITATION_BATCH,
+    DEFAULT_WINDOW_HOURS,
+    MAX_CITATION_BATCH,
+    MAX_WINDOW_HOURS,
+    Consolidation,
+    CycleSummary,
+    Scope,
+)
+from tutor_memory.domain.beliefs.calibration import Calibration
+from tutor_memory.domain.beliefs.history import History, belief_line
+from tutor_memory.domain.clock import now_us
+from tutor_memory.domain.episodes import ChainKey, check_identifier, check_occurred_at
+from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.records import BeliefRow
+from tutor_memory.domain.reporting.report import Report
+from tutor_memory.store.protocols import AppendStatus
+
+
+def check_report_from_proto(msg: pb.RecordCheckRequest, chain: ChainKey) -> CheckReport:
+    outcome = OUTCOME_FROM_PROTO.get(msg.outcome)
+    if outcome is None:
+        raise InvalidArgument("outcome", "required: CHECK_OUTCOME_RIGHT or CHECK_OUTCOME_WRONG")
+    at, given = occurred_at("occurred_at", msg.HasField("occurred_at"), msg.occurred_at)
+    return CheckReport(
+        chain=chain,
+        topic=msg.topic,
+        outcome=outcome,
+        evaluation=msg.evaluation,
+        predicted_mastery=msg.predicted_mastery if msg.HasField("predicted_mastery") else None,
+        student_answer=msg.student_answer,
+        occurred_at_us=at if given else None,
+        client_key=msg.client_key,
+    )
+
+
+def record_check_reply(recorded: CheckRecorded) -> pb.RecordCheckReply:
+    reply = pb.RecordCheckReply(
+        episode=episode_to_proto(recorded.outcome.episode),
+        routing=ROUTING_TO_PROTO[recorded.routing],
+        concept=recorded.concept or "",
+        duplicate=recorded.outcome.status is AppendStatus.DUPLICATE,
+    )
+    if recorded.belief is not None:
+        reply.belief.CopyFrom(belief_to_proto(recorded.belief))
+    return reply
+
+
+def belief_to_proto(row: BeliefRow) -> pb.Belief:
+    return pb.Belief(
+        belief_id=row.belief_id,
+        concept=row.concept,
+        claim=CLAIM_TO_PROTO[row.claim],
+        confidence=row.confidence,
+        supporting_episode_ids=list(row.supporting),
+        created_at=us_to_timestamp(row.created_at_us),
+        reason=row.reason,
+        superseded_by=row.superseded_by or 0,
+        needs_reconfirmation=row.needs_reconfirmation,
+        line=belief_line(row),
+        evidence_at=us_to_timestamp(row.evidence_at_us),
+    )
+
+
+def histories_reply(histories: list[History]) -> pb.GetBeliefHistoryReply:
+    return pb.GetBeliefHistoryReply(
+        histories=[
+            pb.BeliefHistory(
+                concept=h.concept,
+                rows=[belief_to_proto(r) for r in h.rows],
+                changes=list(h.changes),
+            )
+            for h in histories
+        ]
+    )
+
+
+def calibration_to_proto(c: Calibration) -> pb.Calibration:
+    return pb.Calibration(
+        checks_with_prediction=c.checks_with_prediction,
+        bins=[
+            pb.CalibrationBin(
+                lower=b.lower,
+                upper=b.upper,
+                count=b.count,
+                mean_predicted=b.mean_predicted,
+                observed_right=b.observed_right,
+            )
+            for b in c.bins
+        ],
+        expected_calibration_error=c.expected_calibration_error,
+        calibrated=c.calibrated,
+        statement=c.statement,
+    )
+
+
+def report_reply(report: Report) -> pb.GetReportReply:
+    return pb.GetReportReply(
+        beliefs=[belief_to_proto(b) for b in report.beliefs],
+        checks=report.checks,
+        checks_right=report.checks_right,
+        checks_wrong=report.checks_wrong,
+        checks_linked=report.checks_linked,
+        unanswered=[episode_to_proto(e) for e in report.unanswered],
+        calibration=calibration_to_proto(report.calibration),
+        working_set=list(report.working_set),
+        lines=list(report.lines),
+        text="\n".join(report.lines),
+    )
+
+
+def annotate_reply(done: AnswerAnnotated) -> pb.AnnotateAnswerReply:
+    return pb.AnnotateAnswerReply(
+        annotation_id=done.annotation_id,
+        grounding=GROUNDING_TO_PROTO[done.grounding.status],
+        sentences=[
+            pb.SentenceTrace(
+                sentence=t.sentence,
+                passages=[pb.PassageRef(file_id=f, version=v, page=p) for f, v, p in t.passages],
+                episode_ids=list(t.episode_ids),
+                labels=list(t.labels),
+            )
+            for t in done.grounding.sentences
+        ],
+    )
+
+
+def consolidate_from_proto(msg: pb.ConsolidateRequest, tenant: str) -> Consolidation:
+    if msg.subject_id and not msg.student_id:
+        raise InvalidArgument("student_id", "required when subject_id is given")
+    if msg.student_id:
+        check_identifier("student_id", msg.student_id)
+    if msg.subject_id:
+        check_identifier("subject_id", msg.subject_id)
+    if msg.window_hours > MAX_WINDOW_HOURS:
+        raise InvalidArgument("window_hours", f"at most {MAX_WINDOW_HOURS}")
+    if msg.citation_batch > MAX_CITATION_BATCH:
+        raise InvalidArgument("citation_batch", f"at most {MAX_CITATION_BATCH}")
+    end = now_us()
+    if msg.HasField("now"):
+        end = check_occurred_at("now", timestamp_to_us("now", msg.now), end)
+    return Consolidation(
+        Scope(tenant, msg.student_id, msg.subject_id),
+        end_us=end,
+        window_hours=msg.window_hours or DEFAULT_WINDOW_HOURS,
+        citation_batch=msg.citation_batch or DEFAULT_CITATION_BATCH,
+    )
+
+
+def consolidate_reply(summary: CycleSummary) -> pb.ConsolidateReply:
+    return pb.ConsolidateReply(
+        chains_active=summary.chains_active,
+        consolidation_episodes=summary.consolidation_episodes,
+        beliefs_decayed=summary.beliefs_decayed,
+        citations_verified=summary.citations_verified,
+        citations_changed=summary.citations_changed,
+        chains_already_done=summary.chains_already_done,
+    )
