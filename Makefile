@@ -79,6 +79,7 @@ lint: $(INSTALLED) client-tools
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(PY) -m mypy.stubtest tutor_memory.native._core
+	$(BIN)/lint-imports
 	cargo fmt --check --manifest-path rust_core/Cargo.toml
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 	bash scripts/lint_clients.sh
