@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
-from tests.integration.server_process import ServerProcess
+from tests.helpers.server_process import ServerProcess
 
 from bench.locomo.baselines import BM25, RECENCY, VECTOR, ChainReader
 from bench.locomo.dataset import Conversation, Qa

@@ -1,0 +1,179 @@
+"""The nightly cycle through the real server (SPEC R8, R7.4, R7.5): consolidation episodes,
+idempotence, decay at day 44 vs 46, citation checks and their note in the block, reports."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import grpc
+import pytest
+
+from tests.helpers.course import STUDENT, SUBJECT, T0, at, check, give_course, history
+from tests.helpers.harness import A, Harness
+from tutor_memory.domain.annotations import AnnotationKind
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.honesty.citations import CitationStatus
+from tutor_memory_client._proto import memory_pb2 as pb
+
+CHAIN = ChainKey("tenant-a", STUDENT, SUBJECT)
+CITATION = AnnotationKind.CITATION
+
+
+async def consolidate(h: Harness, now: datetime, **kw: object) -> pb.ConsolidateReply:
+    reply: pb.ConsolidateReply = await h.stub.Consolidate(
+        pb.ConsolidateRequest(now=at(now), **kw),  # type: ignore[arg-type]
+        metadata=A,
+    )
+    return reply
+
+
+async def ask(h: Harness, text: str, when: datetime) -> pb.Episode:
+    ep = pb.NewEpisode(
+        student_id=STUDENT,
+        subject_id=SUBJECT,
+        kind=pb.EPISODE_KIND_QUESTION,
+        summary=text,
+        text=text,
+        occurred_at=at(when),
+    )
+    reply = await h.append(ep)
+    return reply.episode
+
+
+async def test_a_day_becomes_one_consolidation_episode_and_a_second_run_writes_nothing(
+    harness: Harness,
+) -> None:
+    day = datetime(2026, 3, 2, tzinfo=UTC)
+    await give_course(harness, day + timedelta(hours=8))
+    await ask(harness, "What is osmosis?", day + timedelta(hours=9))
+    await check(harness, "Osmosis", False, day + timedelta(hours=10))
+    await check(harness, "Diffusion", True, day + timedelta(hours=11))
+
+    first = await consolidate(harness, day + timedelta(days=1))
+    assert (first.chains_active, first.consolidation_episodes) == (1, 1)
+    episodes = await harness.list_all()
+    digests = [e for e in episodes if e.kind == pb.EPISODE_KIND_CONSOLIDATION]
+    assert len(digests) == 1
+    assert "2 checks (1 right, 1 wrong)" in digests[0].summary
+
+    report = await harness.stub.GetReport(
+        pb.GetReportRequest(student_id=STUDENT, subject_id=SUBJECT), metadata=A
+    )
+    assert "The nightly cycle last composed the working set and self-model on" in report.text
+    # Struggles first; an understanding last checked months before today comes next.
+    assert list(report.working_set) == ["Osmosis", "Diffusion"]
+
+    again = await consolidate(harness, day + timedelta(days=1))
+    assert again.consolidation_episodes == 0
+    assert again.chains_already_done == 1
+    assert len(await harness.list_all()) == len(episodes)
+
+    # The next day holds only the digest: a quiet day writes nothing, and never a digest of it.
+    quiet = await consolidate(harness, day + timedelta(days=2))
+    assert quiet.chains_active == 0
+    assert len(await harness.list_all()) == len(episodes)
+
+
+async def test_a_belief_decays_after_45_untouched_days_not_before(harness: Harness) -> None:
+    await give_course(harness)
+    last = T0 + timedelta(days=1)
+    await check(harness, "Osmosis", True, last)
+
+    day44 = last + timedelta(days=44)
+    await ask(harness, "hello again", day44 - timedelta(hours=1))
+    no = await consolidate(harness, day44)
+    assert no.beliefs_decayed == 0
+
+    day46 = last + timedelta(days=46)
+    await ask(harness, "and again", day46 - timedelta(hours=1))
+    yes = await consolidate(harness, day46)
+    assert yes.beliefs_decayed == 1
+    (osmosis,) = await history(harness, "Osmosis")
+    old, new = osmosis.rows
+    assert abs(new.confidence - old.confidence * 0.85) < 1e-3
+    assert new.needs_reconfirmation
+    assert not old.needs_reconfirmation
+    assert old.superseded_by == new.belief_id
+    assert new.line.endswith("[decayed: reconfirm]")
+
+
+async def test_a_replaced_file_turns_holds_into_changed_and_the_note_reaches_the_block(
+    harness: Harness,
+) -> None:
+    course = await give_course(harness, T0)
+    answer = pb.NewEpisode(
+        student_id=STUDENT,
+        subject_id=SUBJECT,
+        kind=pb.EPISODE_KIND_ANSWER,
+        summary="Osmosis moves water across the membrane, as the chapter on cells says.",
+        text="Osmosis moves water across the membrane.",
+        occurred_at=at(T0 + timedelta(hours=1)),
+        evidence=[pb.Evidence(file_id="cells.md", page=1, file_fingerprint=course.fingerprint)],
+    )
+    cited = (await harness.append(answer)).episode
+    chat = await ask(harness, "Thanks, that helps with osmosis", T0 + timedelta(hours=2))
+
+    await consolidate(harness, T0 + timedelta(days=1))
+    store = harness.app.services.store
+    verdict = json.loads(store.annotations(CHAIN, cited.episode_id, CITATION)[-1].body)
+    assert verdict["status"] == CitationStatus.HOLDS.value
+    talk = json.loads(store.annotations(CHAIN, chat.episode_id, CITATION)[-1].body)
+    assert talk["status"] == CitationStatus.UNVERIFIABLE.value
+
+    await harness.stub.IngestFile(
+        pb.IngestFileRequest(
+            student_id=STUDENT,
+            subject_id=SUBJECT,
+            file_id="cells.md",
+            filename="cells.md",
+            content=b"# Cells\n\nOsmosis is now explained differently in this edition.\n",
+            occurred_at=at(T0 + timedelta(days=1, hours=3)),
+        ),
+        metadata=A,
+    )
+    second = await consolidate(harness, T0 + timedelta(days=2))
+    assert second.citations_changed >= 1
+    verdict = json.loads(store.annotations(CHAIN, cited.episode_id, CITATION)[-1].body)
+    assert verdict["status"] == CitationStatus.CHANGED_REPLACED.value
+
+    block = await harness.stub.BuildBlock(
+        pb.BuildBlockRequest(
+            student_id=STUDENT,
+            subject_id=SUBJECT,
+            query="how does osmosis move water across the membrane?",
+            budget_tokens=1500,
+            now=at(T0 + timedelta(days=3)),
+        ),
+        metadata=A,
+    )
+    line = next(m.line for m in block.memories if m.episode_id == cited.episode_id)
+    assert line.endswith("[note: the file cited here has since been replaced or removed]")
+    other = [m.line for m in block.memories if m.episode_id != cited.episode_id]
+    assert all("[note:" not in text for text in other if "a file arrived" not in text)
+
+
+async def test_the_report_never_says_no_checks_when_checks_exist(harness: Harness) -> None:
+    for i in range(3):
+        await check(harness, "photosynthesis", i % 2 == 0, T0 + timedelta(hours=i))
+    report = await harness.stub.GetReport(
+        pb.GetReportRequest(student_id=STUDENT, subject_id=SUBJECT), metadata=A
+    )
+    assert (report.checks, report.checks_right, report.checks_wrong) == (3, 2, 1)
+    assert report.checks_linked == 0
+    assert "3 checks are recorded, but none could yet be linked to a concept in the map" in (
+        report.text
+    )
+    assert not report.calibration.calibrated
+    assert "The nightly cycle has not run for this student and subject yet." in report.text
+
+
+async def test_consolidate_refuses_a_window_that_ends_in_the_future(harness: Harness) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await consolidate(harness, datetime.now(tz=UTC) + timedelta(days=2))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert (err.value.details() or "").startswith("now:")
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await harness.stub.Consolidate(pb.ConsolidateRequest(subject_id="biology"), metadata=A)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert (err.value.details() or "").startswith("student_id:")
