@@ -11,6 +11,9 @@ same block and budget the server fills, so all methods are compared at equal bud
   ranked; ties go to the newer turn.
 - Vector: FAISS IndexFlatIP (exact cosine; the vectors are unit length) over the embeddings the
   server stored, the question embedded by the project's embedder in this process.
+- Hybrid: the BM25 and vector rankings fused by reciprocal rank (`bench.locomo.fusion`, k = 60),
+  the usual strong baseline of lexical plus dense retrieval. It ranks every turn: those no BM25
+  term matches still come in by their vector rank.
 - Recency: the most recent turns first (occurred_at, then chain position), whatever the question.
 """
 
@@ -33,6 +36,7 @@ from tutor_memory.store.sqlite.store import _fts_phrase
 
 BM25 = "bm25"
 VECTOR = "vector"
+HYBRID = "hybrid"
 RECENCY = "recency"
 
 

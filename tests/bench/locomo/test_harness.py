@@ -153,6 +153,8 @@ def test_tiny_conversation_end_to_end_gives_the_hand_checked_figures(
     # All twelve lines (about 25 tokens each) fit in 1,500 tokens with the frame.
     block = split["block"]
     assert block["recency"]["1500"]["overall"]["all_evidence"] == 1.0
+    # The hybrid ranks every turn (the vector ranking holds them all), so all twelve fit too.
+    assert block["hybrid"]["1500"]["overall"]["all_evidence"] == 1.0
     assert block["tutor-memory"]["1500"]["single-hop"]["evidence_recall"] == 1.0
 
 
