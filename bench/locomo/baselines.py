@@ -32,7 +32,7 @@ from tutor_memory.domain.text.words import words
 
 # The store's own quoting of a chain-prefixed term, so the query reads its index exactly as the
 # server writes it (a private helper: a second copy of the format could drift from it silently).
-from tutor_memory.store.sqlite.store import _fts_phrase
+from tutor_memory.store.sqlite.store import fts_phrase
 
 BM25 = "bm25"
 VECTOR = "vector"
@@ -80,7 +80,7 @@ class ChainReader:
         terms = list(dict.fromkeys(words(question)))
         if not terms:
             return []
-        query = " OR ".join(_fts_phrase(self.chain_id, t) for t in terms)
+        query = " OR ".join(fts_phrase(self.chain_id, t) for t in terms)
         rows = self._conn.execute(
             "SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? "
             "ORDER BY bm25(episode_fts), rowid DESC",

@@ -4,6 +4,9 @@ block. A view is kept while its cache hands out the very same rows or map object
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from tutor_memory.app.caches import CHAIN_CACHE_SIZE, ChainCache, LruCache
 from tutor_memory.app.maps import MapCache
 from tutor_memory.domain.conceptmap.chain_map import ChainMap
@@ -11,6 +14,9 @@ from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.recall.sections import BeliefView, MapView, belief_view
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.tokens import TokenCounter
+
+S = TypeVar("S")
+W = TypeVar("W")
 
 
 class CachedSources:
@@ -28,18 +34,22 @@ class CachedSources:
 
     def belief_view(self, chain: ChainKey) -> BeliefView:
         rows = self._beliefs.get(chain)
-        cached = self._belief_views.get(chain)
-        if cached is not None and cached[0] is rows:
-            return cached[1]
-        view = belief_view(rows, self._counter)
-        self._belief_views.put(chain, (rows, view))
-        return view
+        return _view_of(self._belief_views, chain, rows, lambda: belief_view(rows, self._counter))
 
     def map_view(self, chain: ChainKey) -> MapView:
         chain_map = self._maps.get(chain)
-        cached = self._map_views.get(chain)
-        if cached is not None and cached[0] is chain_map:
-            return cached[1]
-        view = MapView(chain_map, self._counter)
-        self._map_views.put(chain, (chain_map, view))
-        return view
+        return _view_of(
+            self._map_views, chain, chain_map, lambda: MapView(chain_map, self._counter)
+        )
+
+
+def _view_of(
+    views: LruCache[ChainKey, tuple[S, W]], chain: ChainKey, source: S, make: Callable[[], W]
+) -> W:
+    """The view cached for `chain` if it was made from this very `source` object, else a new one."""
+    cached = views.get(chain)
+    if cached is not None and cached[0] is source:
+        return cached[1]
+    view = make()
+    views.put(chain, (source, view))
+    return view

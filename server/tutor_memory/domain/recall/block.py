@@ -113,19 +113,14 @@ def compose(
             )
         if framing.no_record and framing.window is not None:
             lines: tuple[str, ...] = (block_text.no_record_line(framing.window.label),)
-        elif shown:
-            lines = tuple(m.line for m in shown)
         else:
-            lines = (block_text.NOTHING_YET,)
-        ids = tuple(m.episode.episode_id for m in shown)
-        sections.append(Section(block_text.EARLIER_WORK_TITLE, lines, ids))
+            lines = tuple(m.line for m in shown)
+        sections.append(earlier_work(lines, tuple(m.episode.episode_id for m in shown)))
         if framing.record and map_section is not None:
             # A question about the student's own record: the map comes last (R6.3).
             sections.append(map_section)
-        sections.append(
-            Section(block_text.HOW_TO_USE_TITLE, (block_text.HOW_TO_USE,), headed=False)
-        )
-    text = _text(sections)
+        sections.append(HOW_TO_USE)
+    text = text_of(sections)
     return Block(
         text=text,
         sections=sections,
@@ -191,7 +186,20 @@ def cites_changed_file(row: MemoryRow, fingerprints: dict[str, str] | None) -> b
     return any(f in fingerprints and fingerprints[f] != h for f, h in row.cited)
 
 
-def _text(sections: Sequence[Section]) -> str:
+def earlier_work(lines: Sequence[str], episode_ids: tuple[int, ...] = ()) -> Section:
+    """The earlier-work section showing these memory lines (a line saying so when none)."""
+    return Section(
+        block_text.EARLIER_WORK_TITLE, tuple(lines) or (block_text.NOTHING_YET,), episode_ids
+    )
+
+
+# The closing instruction every block ends with.
+HOW_TO_USE = Section(block_text.HOW_TO_USE_TITLE, (block_text.HOW_TO_USE,), headed=False)
+
+
+def text_of(sections: Sequence[Section]) -> str:
+    """The block's text: the header, each section (with its heading when it has one), the end
+    marker."""
     if not sections:
         return ""
     out = [block_text.HEADER]

@@ -64,14 +64,14 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _fts_term(chain_id: int, term: str) -> str:
+def fts_term(chain_id: int, term: str) -> str:
     """A word as the full-text index holds it: inside its chain's own vocabulary."""
     return f"c{chain_id}_{term}"
 
 
-def _fts_phrase(chain_id: int, term: str) -> str:
+def fts_phrase(chain_id: int, term: str) -> str:
     """A one-term FTS5 query; quoted, so no query text is ever read as FTS5 syntax."""
-    return '"' + _fts_term(chain_id, term).replace('"', '""') + '"'
+    return '"' + fts_term(chain_id, term).replace('"', '""') + '"'
 
 
 def _cited(evidence_json: str) -> tuple[tuple[str, str], ...]:
@@ -301,7 +301,7 @@ class SqliteStore:
         assert episode_id is not None
         conn.execute(
             "INSERT INTO episode_fts (rowid, terms) VALUES (?, ?)",
-            (episode_id, " ".join(_fts_term(chain_id, t) for t in sorted(item.terms))),
+            (episode_id, " ".join(fts_term(chain_id, t) for t in sorted(item.terms))),
         )
         return dataclasses.replace(unsaved, episode_id=episode_id, hash=digest)
 
@@ -485,7 +485,7 @@ class SqliteStore:
             rows = conn.execute(
                 "SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? ORDER BY rowid DESC "
                 "LIMIT ?",
-                (_fts_phrase(chain_id, term), limit),
+                (fts_phrase(chain_id, term), limit),
             ).fetchall()
             out.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
         return out
