@@ -1,12 +1,13 @@
 """What recall needs of every episode of a chain, held in memory as parallel arrays.
 
 Scoring a turn touches every candidate, so per-candidate data must already be arrays when the
-turn starts (PERFORMANCE.md: turning 100k Python rows into arrays alone costs 35-40 ms). Each chain
-keeps growable numpy columns, appended to after each committed write and rebuilt from the store
-at start; the full text stays in SQLite and is fetched only for the few episodes a block shows.
+turn starts (docs/DESIGN.md P1: turning 100k Python rows into arrays alone costs 35-40 ms). Each
+chain keeps growable numpy columns, appended to after each committed write and rebuilt from the
+store at start; the full text stays in the store and is fetched only for the few episodes a block
+shows.
 
-Concurrency: writers append on the event loop; a turn takes a `Snapshot` (views of the first n
-rows) on the event loop and may read it from a worker thread. Growing a column allocates a new
+Concurrency: the writer thread appends after each commit; a turn takes a `Snapshot` (views of the
+first n rows) and reads it on its block thread. Growing a column allocates a new
 array, so a snapshot's views never change under it.
 """
 

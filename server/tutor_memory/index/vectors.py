@@ -3,7 +3,7 @@
 Each (tenant, student, subject) has its own index, so a chain is searched without touching
 another's vectors. Vectors are unit length, so inner product is cosine similarity.
 
-Small chains use an exact flat index. A flat scan grows with the chain (PERFORMANCE.md: ~8 ms
+Small chains use an exact flat index. A flat scan grows with the chain (docs/DESIGN.md P2: ~8 ms
 at 100k vectors on a faster machine, about twice that here), so a chain that reaches
 HNSW_MIN_VECTORS moves to an HNSW graph (measured there: 0.1 ms at 100k, recall@50 0.96-0.97). The
 graph is built on a background thread from a copy of the flat index's vectors; searches use the
@@ -35,7 +35,7 @@ FAISS_THREADS = 1
 # 0.23 ms per thousand vectors on this project's 2-core machine (bench/bench_block.py), so the
 # graph takes over before one search would pass ~2 ms.
 HNSW_MIN_VECTORS = 8_000
-# HNSW graph degree and search breadth: the values PERFORMANCE.md measured (M32, ef64).
+# HNSW graph degree and search breadth: the values docs/DESIGN.md P2 gives (M32, ef64).
 HNSW_M = 32
 HNSW_EF_SEARCH = 64
 

@@ -443,7 +443,7 @@ class SqliteStore:
         chain_id = self._chain_id(conn, chain, create=False)
         if chain_id is None or not ids:
             return {}
-        # json_each keeps the statement the same for any number of ids (PERFORMANCE.md: a plain
+        # json_each keeps the statement the same for any number of ids (docs/DESIGN.md P4: a plain
         # IN list or json_each reads 300 rows in under a millisecond; a temp table does not).
         rows = conn.execute(
             f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
