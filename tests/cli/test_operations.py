@@ -53,7 +53,8 @@ async def test_consolidate_through_the_server(
 ) -> None:
     await give_course(harness)
     await check(harness, "Osmosis", False, T0 + timedelta(hours=2))
-    now = (T0 + timedelta(hours=12)).isoformat()
+    # The end of T0's day: its episodes are digested once it has ended.
+    now = (T0 + timedelta(hours=15)).isoformat()
     target = f"127.0.0.1:{harness.app.port}"
     assert await run("consolidate", "--target", target, "--token", TOKEN_A, "--now", now) == 0
     assert "consolidation episodes: 1," in capsys.readouterr().out
@@ -70,7 +71,8 @@ async def test_consolidate_offline_on_a_stopped_servers_data(
         await check(h, "Osmosis", False, T0 + timedelta(hours=2))
     finally:
         await stop_harness(h)
-    now = (T0 + timedelta(hours=12)).isoformat()
+    # The end of T0's day: its episodes are digested once it has ended.
+    now = (T0 + timedelta(hours=15)).isoformat()
     code = await run("consolidate", "--data", str(server_config.data_dir), "--now", now)
     assert code == 0
     assert "consolidation episodes: 1," in capsys.readouterr().out

@@ -126,12 +126,14 @@ class Ledger:
         then: Callable[[StoreWriter, list[AppendOutcome]], T],
         *,
         also: Change = Change.NOTHING,
+        guard: Callable[[StoreWriter], None] | None = None,
         deadline: float | None = None,
     ) -> tuple[list[AppendOutcome], T]:
         """Commits the items and whatever `then` writes beside them (a file version, a belief)
         in ONE transaction, on the writer thread; `then` sees the outcomes, so it can refer to
         the new episodes' ids. `also` names what `then` changes besides episodes, reported for
-        every chain that got an episode.
+        every chain that got an episode. `guard` runs first in the transaction: whatever it
+        raises rolls the transaction back before anything is written.
 
         `deadline` (event-loop time) is checked before the commit: a call whose caller has given
         up writes nothing, rather than something the caller will never hear about.
@@ -141,6 +143,8 @@ class Ledger:
 
         def commit() -> tuple[list[AppendOutcome], T]:
             with self._store.writing() as w:
+                if guard is not None:
+                    guard(w)
                 outcomes = w.append(
                     prepared.items, model_id=self._embedder.model_id, recorded_at_us=now_us()
                 )

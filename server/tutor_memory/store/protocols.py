@@ -24,11 +24,12 @@ from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpiso
 from tutor_memory.domain.records import (
     BeliefRow,
     ChainVectors,
-    Consolidation,
+    DayDigest,
     FileVersion,
     MemoryRow,
     NewBelief,
     NewFileVersion,
+    NightlyState,
     StoredPassage,
 )
 
@@ -111,13 +112,13 @@ class BeliefWrites(Protocol):
 
 
 class NightlyWrites(Protocol):
-    def find_consolidation(
-        self, chain: ChainKey, start_us: int, end_us: int
-    ) -> Consolidation | None: ...
+    def nightly_state(self, chain: ChainKey) -> NightlyState | None:
+        """The cycle's state of the chain as this transaction sees it."""
+        ...
 
-    def add_consolidation(
-        self, chain: ChainKey, record: Consolidation, *, done_at_us: int
-    ) -> None: ...
+    def save_nightly_state(self, chain: ChainKey, state: NightlyState, *, at_us: int) -> None: ...
+
+    def add_day_digest(self, chain: ChainKey, digest: DayDigest, *, done_at_us: int) -> None: ...
 
     def save_self_model(
         self, chain: ChainKey, working_set: Sequence[str], calibration: str, *, at_us: int
@@ -207,16 +208,24 @@ class BeliefReads(Protocol):
 
 
 class NightlyReads(Protocol):
-    def find_consolidation(
-        self, chain: ChainKey, start_us: int, end_us: int
-    ) -> Consolidation | None: ...
+    def nightly_state(self, chain: ChainKey) -> NightlyState | None: ...
+
+    def day_coverage(self, chain: ChainKey) -> dict[int, int]:
+        """Start of each digested day -> the highest seq up to which its episodes are
+        digested."""
+        ...
+
+    def episodes_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        """The chain's episodes after `seq`, digests left out, in seq order."""
+        ...
+
+    def nightly_candidates(self) -> list[tuple[ChainKey, int, int | None]]:
+        """(chain, highest seq of a non-digest episode, scanned_seq or None when the cycle has
+        never run for it) of every chain with an episode other than a digest."""
+        ...
 
     def self_model_composed_at(self, chain: ChainKey) -> int | None:
         """When the nightly cycle last composed the chain's working set and self-model."""
-        ...
-
-    def active_chains(self, start_us: int, end_us: int) -> list[ChainKey]:
-        """Chains with a non-consolidation episode that occurred in [start, end)."""
         ...
 
     def citation_batch(self, chain: ChainKey, kind: str, limit: int) -> list[int]:

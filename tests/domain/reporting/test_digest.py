@@ -180,3 +180,31 @@ def test_a_crowded_day_keeps_the_summary_within_its_limit() -> None:
     assert note.summary.startswith(
         "Day of 03 Mar 2026: 60 episodes, 60 checks (30 right, 30 wrong)"
     )
+
+
+def test_local_days_follow_the_zone_and_its_daylight_saving_changes() -> None:
+    from zoneinfo import ZoneInfo
+
+    from tutor_memory.domain.reporting.digest import local_day
+
+    rome = ZoneInfo("Europe/Rome")
+    # 29 March 2026: clocks go forward in Rome, the day is 23 hours long.
+    noon = int(datetime(2026, 3, 29, 12, tzinfo=rome).timestamp() * 1_000_000)
+    start, end = local_day(noon, rome)
+    assert start == int(datetime(2026, 3, 29, tzinfo=rome).timestamp() * 1_000_000)
+    assert (end - start) == 23 * 3_600 * 1_000_000
+    # 23:30 UTC on 28 March is already 29 March in Rome.
+    late = int(datetime(2026, 3, 28, 23, 30, tzinfo=UTC).timestamp() * 1_000_000)
+    assert local_day(late, rome) == (start, end)
+
+
+def test_a_follow_up_note_says_it_holds_late_additions() -> None:
+    start = datetime(2026, 3, 2, tzinfo=UTC)
+    note = consolidation_note(
+        [question(1, start + timedelta(hours=15), "And diffusion?")],
+        start,
+        start + timedelta(days=1),
+        follow_up=True,
+    )
+    assert note is not None
+    assert note.summary.startswith("Late additions to day of 02 Mar 2026: 1 episode")

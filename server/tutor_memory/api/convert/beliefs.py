@@ -15,9 +15,8 @@ from tutor_memory.app.answers import AnswerAnnotated
 from tutor_memory.app.beliefs import CheckRecorded, CheckReport
 from tutor_memory.app.nightly import (
     DEFAULT_CITATION_BATCH,
-    DEFAULT_WINDOW_HOURS,
+    DEFAULT_TIME_ZONE,
     MAX_CITATION_BATCH,
-    MAX_WINDOW_HOURS,
     Consolidation,
     CycleSummary,
     Scope,
@@ -27,6 +26,7 @@ from tutor_memory.domain.beliefs.history import History, belief_line
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, check_identifier, check_occurred_at
 from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.recall.block import zone
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.reporting.report import Report
 from tutor_memory.store.protocols import AppendStatus
@@ -147,17 +147,16 @@ def consolidate_from_proto(msg: pb.ConsolidateRequest, tenant: str) -> Consolida
         check_identifier("student_id", msg.student_id)
     if msg.subject_id:
         check_identifier("subject_id", msg.subject_id)
-    if msg.window_hours > MAX_WINDOW_HOURS:
-        raise InvalidArgument("window_hours", f"at most {MAX_WINDOW_HOURS}")
     if msg.citation_batch > MAX_CITATION_BATCH:
         raise InvalidArgument("citation_batch", f"at most {MAX_CITATION_BATCH}")
     end = now_us()
     if msg.HasField("now"):
         end = check_occurred_at("now", timestamp_to_us("now", msg.now), end)
+    zone(msg.time_zone)  # raises InvalidArgument naming time_zone
     return Consolidation(
         Scope(tenant, msg.student_id, msg.subject_id),
         end_us=end,
-        window_hours=msg.window_hours or DEFAULT_WINDOW_HOURS,
+        time_zone=msg.time_zone or DEFAULT_TIME_ZONE,
         citation_batch=msg.citation_batch or DEFAULT_CITATION_BATCH,
     )
 

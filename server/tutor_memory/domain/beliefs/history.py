@@ -102,8 +102,14 @@ def history_of(rows: list[BeliefRow]) -> History:
 
 
 def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
-    """The decayed successor of a belief untouched for 45 days (R8.2), or None when not due."""
-    last_decay = us_to_datetime(belief.created_at_us) if belief.needs_reconfirmation else None
+    """The decayed successor of a belief untouched for 45 days (R8.2) as of `now`, or None when
+    not due. Every time here is on the evidence clock (when things happened, not when the server
+    wrote them), so a replayed history decays as the live one did."""
+    last_decay = None
+    if belief.needs_reconfirmation:
+        # Rows written before the cycle recorded it fall back to their creation time.
+        last_us = belief.decayed_as_of_us
+        last_decay = us_to_datetime(belief.created_at_us if last_us is None else last_us)
     if not decay_due(us_to_datetime(belief.evidence_at_us), last_decay, us_to_datetime(now)):
         return None
     return NewBelief(
@@ -116,4 +122,5 @@ def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
         rules_version=belief.rules_version,
         needs_reconfirmation=True,
         evidence_at_us=belief.evidence_at_us,
+        decayed_as_of_us=now,
     )

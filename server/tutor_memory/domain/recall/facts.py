@@ -85,13 +85,23 @@ def recall_facts(
             RecallFacts(
                 dup_key=duplicate_key(ep.kind, summary, text),
                 tokens=size,
-                # Only the tutor narrates the record; the time of writing anchors "last week".
-                flagged=ep.kind is Kind.ANSWER
-                and is_narration(f"{ep.summary}\n{ep.text}", ep.occurred_at_us, "UTC"),
+                flagged=is_account_of_the_record(ep),
                 terms=frozenset(split_words(f"{summary} {text}")),
             )
         )
     return facts
+
+
+def is_account_of_the_record(ep: NewEpisode | StoredEpisode) -> bool:
+    """Whether the episode recounts the record rather than being part of it: the nightly
+    digest, and the tutor's narration of a period (R2.6). Neither counts as a record of a
+    period, fills an empty one, or is recalled as a memory of it."""
+    if ep.kind is Kind.CONSOLIDATION:
+        return True
+    # Only the tutor narrates the record; the time of writing anchors "last week".
+    return ep.kind is Kind.ANSWER and is_narration(
+        f"{ep.summary}\n{ep.text}", ep.occurred_at_us, "UTC"
+    )
 
 
 def recall_row(ep: StoredEpisode, facts: RecallFacts) -> RecallRow:

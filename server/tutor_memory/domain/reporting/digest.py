@@ -9,6 +9,7 @@ A window with nothing else in it writes nothing.
 
 from __future__ import annotations
 
+import calendar
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ HEADLINES = 5
 HEADLINE_CHARS = 160
 
 ELLIPSIS = "…"
+
+# How a follow-up note of a day's late arrivals begins ("Late additions to day of 03 Mar 2026").
+LATE_PREFIX = "Late additions to "
 
 # How each kind is counted in the note ("3 questions"), singular then plural, in the order the
 # note lists them.
@@ -131,10 +135,13 @@ def consolidation_note(
     window_start: datetime,
     window_end: datetime,
     tz_name: str = "UTC",
+    *,
+    follow_up: bool = False,
 ) -> ConsolidationNote | None:
     """The note for the episodes that happened in [window_start, window_end), or None for a
     quiet window. Times must be time-zone aware; the note gives dates and times in `tz_name`
-    (IANA). Raises ValueError for an unknown kind."""
+    (IANA). `follow_up` marks a note of episodes that arrived after the day was digested.
+    Raises ValueError for an unknown kind."""
     tz = ZoneInfo(tz_name)
     day = [
         e
@@ -152,6 +159,8 @@ def consolidation_note(
     concepts = _distinct([c for e in day for c in e.concepts])
     topics = _distinct([*concepts, *(e.topic for e in checks if e.topic)])
     label = _window_label(window_start, window_end, tz)
+    if follow_up:
+        label = f"{LATE_PREFIX}{label[0].lower()}{label[1:]}"
 
     by_kind = ", ".join(_count(kinds[k], *nouns) for k, nouns in _KIND_NOUNS.items() if kinds[k])
     salient = sorted(day, key=lambda e: (e.salience, e.occurred_at, e.episode_id), reverse=True)
@@ -187,3 +196,17 @@ def day_episode(ep: StoredEpisode) -> DayEpisode:
         check_right=(ep.check.outcome.value == "right") if ep.check else None,
         topic=ep.check.topic if ep.check else None,
     )
+
+
+def local_day(occurred_at_us: int, zone: ZoneInfo) -> tuple[int, int]:
+    """[start, end) in µs of the calendar day in `zone` that holds the instant; 23 or 25 hours
+    long around a daylight-saving change."""
+    local = us_to_datetime(occurred_at_us).astimezone(zone)
+    start = datetime(local.year, local.month, local.day, tzinfo=zone)
+    following = start.date() + timedelta(days=1)
+    end = datetime(following.year, following.month, following.day, tzinfo=zone)
+    return _us(start), _us(end)
+
+
+def _us(moment: datetime) -> int:
+    return calendar.timegm(moment.utctimetuple()) * 1_000_000 + moment.microsecond
