@@ -290,3 +290,31 @@ async def test_a_digest_never_fills_an_empty_period(harness: Harness) -> None:
     )
     assert block.no_record
     assert digest.episode_id not in [m.episode_id for m in block.memories]
+
+
+async def test_a_removed_file_is_changed_removed_through_the_real_cycle(harness: Harness) -> None:
+    course = await give_course(harness, T0)
+    answer = pb.NewEpisode(
+        student_id=STUDENT,
+        subject_id=SUBJECT,
+        kind=pb.EPISODE_KIND_ANSWER,
+        summary="Osmosis moves water, as the chapter on cells says.",
+        occurred_at=at(T0 + timedelta(hours=1)),
+        evidence=[pb.Evidence(file_id="cells.md", page=1, file_fingerprint=course.fingerprint)],
+    )
+    cited = (await harness.append(answer)).episode
+    await harness.stub.RemoveFile(
+        pb.RemoveFileRequest(
+            student_id=STUDENT,
+            subject_id=SUBJECT,
+            file_id="cells.md",
+            occurred_at=at(T0 + timedelta(hours=2)),
+        ),
+        metadata=A,
+    )
+    reply = await consolidate(harness, T0 + timedelta(days=1))
+    assert reply.citations_changed >= 1
+    store = harness.app.services.store
+    verdict = json.loads(store.annotations(CHAIN, cited.episode_id, CITATION)[-1].body)
+    assert verdict["status"] == CitationStatus.CHANGED_REMOVED.value
+    assert verdict["detail"] == "cells.md was removed"

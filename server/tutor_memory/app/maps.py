@@ -51,8 +51,12 @@ class MapCache:
             latest[v.file_id] = max(latest.get(v.file_id, 0), v.version)
         current = [v for v in versions if v.version == latest[v.file_id] and not v.removed]
         files = [FileConcepts(v.file_id, v.version, v.concepts, v.name_vectors) for v in current]
+        # A removed file has no current fingerprint (None): the one meaning R7.4's verdict and
+        # the block's citation note both read.
         fingerprints = {
-            v.file_id: v.fingerprint for v in versions if v.version == latest[v.file_id]
+            v.file_id: None if v.removed else v.fingerprint
+            for v in versions
+            if v.version == latest[v.file_id]
         }
         episodes = self._store.episodes_of_kind(chain, (Kind.TAUGHT, Kind.CHECK))
         taught = taught_notes([e for e in episodes if e.kind is Kind.TAUGHT])

@@ -36,8 +36,8 @@ class ChainMap:
     matcher: NameMatcher
     # Row i is the embedding of map.nodes[i]'s name.
     vectors: npt.NDArray[np.float32]
-    # file_id -> current fingerprint, or "" for a file that was removed.
-    fingerprints: dict[str, str]
+    # file_id -> current fingerprint, or None for a file that was removed.
+    fingerprints: dict[str, str | None]
 
     def route(self, query: str, query_vector: npt.NDArray[np.float32] | None) -> list[str]:
         """Names of the concepts a query is about: those it names, then the nearest by meaning."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -177,7 +177,7 @@ def drop_lowest(
     return [m for i, m in enumerate(shown) if i not in leaving]
 
 
-def cites_changed_file(row: MemoryRow, fingerprints: dict[str, str] | None) -> bool:
+def cites_changed_file(row: MemoryRow, fingerprints: Mapping[str, str | None] | None) -> bool:
     """Whether a file the memory cites has been replaced or removed since (R7.4): a lookup of
     the recorded fingerprints against the chain's current ones. A file this chain never received
     cannot be judged, and gets no note."""

@@ -104,8 +104,8 @@ class Extras:
     map_header: str = ""
     map_lines: tuple[str, ...] = ()
     map_concepts: tuple[str, ...] = ()
-    # file_id -> current fingerprint ("" once removed), for the citation note.
-    fingerprints: dict[str, str] | None = None
+    # file_id -> current fingerprint (None once removed), for the citation note.
+    fingerprints: dict[str, str | None] | None = None
     # Names of the concepts the query was routed to (their episodes join recall's candidates).
     routed: tuple[str, ...] = ()
     # Tokens the two sections take, headings and line breaks included, as counted line by line
