@@ -11,6 +11,7 @@ import pytest
 
 from tests.helpers.course import STUDENT, SUBJECT, T0, at, check, give_course, history
 from tests.helpers.harness import A, Harness
+from tutor_memory.domain.episodes import ChainKey, StoredEpisode
 from tutor_memory_client._proto import memory_pb2 as pb
 
 
@@ -163,3 +164,78 @@ async def test_a_check_without_outcome_is_invalid_and_writes_nothing(harness: Ha
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "outcome" in (err.value.details() or "")
     assert await harness.list_all() == []
+
+
+async def test_each_new_check_reads_only_the_checks_recorded_since_the_last(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No replay of the chain per check: routing and derivation advance check by check."""
+    from tutor_memory.store.sqlite.store import SqliteWriter
+
+    await give_course(harness)
+    read: list[int] = []
+    original = SqliteWriter.checks_after
+
+    def counting(self: SqliteWriter, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        found = original(self, chain, seq)
+        read.append(len(found))
+        return found
+
+    monkeypatch.setattr(SqliteWriter, "checks_after", counting)
+    for i in range(12):
+        await check(harness, "Osmosis", i % 3 != 0, T0 + timedelta(hours=i))
+    assert read[0] == 1
+    assert read[1:] == [1] * 11
+    # ...and the belief still stands on all of them: the eight right checks support it.
+    (osmosis,) = await history(harness, "Osmosis")
+    assert osmosis.rows[-1].claim == pb.CLAIM_UNDERSTANDS
+    assert len(osmosis.rows[-1].supporting_episode_ids) == 8
+
+
+async def test_rederive_replays_a_check_recorded_while_it_prepared(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks a re-derivation replays are read inside its transaction."""
+    from tutor_memory.app.ledger import Ledger
+
+    await give_course(harness)
+    await check(harness, "Osmosis", False, T0)
+    original = Ledger.in_transaction
+    injected = False
+
+    async def late_check_first(self: Ledger, *args: object, **kw: object) -> object:
+        nonlocal injected
+        if not injected:
+            injected = True
+            await check(harness, "Osmosis", True, T0 + timedelta(hours=1))
+        return await original(self, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Ledger, "in_transaction", late_check_first)
+    reply = await harness.stub.Rederive(
+        pb.RederiveRequest(student_id=STUDENT, subject_id=SUBJECT), metadata=A
+    )
+    assert reply.checks_replayed == 2
+
+
+async def test_a_teaching_question_and_its_note_are_one_transaction_and_never_taught_twice(
+    harness: Harness,
+) -> None:
+    question = pb.NewEpisode(
+        student_id=STUDENT,
+        subject_id=SUBJECT,
+        kind=pb.EPISODE_KIND_QUESTION,
+        summary="Remember that in our class we call the mitochondria the powerhouse of the cell",
+        occurred_at=at(T0),
+        client_key="turn-7",
+    )
+    await give_course(harness)
+    first = await harness.append(question)
+    again = await harness.append(question)
+    assert again.duplicate
+    episodes = await harness.list_all()
+    taught = [e for e in episodes if e.kind == pb.EPISODE_KIND_TAUGHT]
+    assert len(taught) == 1
+    # One transaction: the same recorded time, consecutive links of the chain.
+    assert taught[0].recorded_at == first.episode.recorded_at
+    assert taught[0].seq == first.episode.seq + 1
+    assert taught[0].client_key == "turn-7:taught"

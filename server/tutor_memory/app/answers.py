@@ -68,10 +68,6 @@ class AnswerTracer:
         answer = found[answer_id]
         passages, _ = await self._executors.run(self._executors.readers, self._passages.get, chain)
         text = answer.text or answer.summary
-        sources = [
-            SourcePassage(p.file_id, p.version, p.page, p.text)
-            for p in nearest_passages(text, passages, self._passage_words)
-        ]
         memories = [
             SourceMemory(
                 ep.episode_id, us_to_datetime(ep.occurred_at_us), f"{ep.summary}\n{ep.text}"
@@ -79,7 +75,15 @@ class AnswerTracer:
             for i, ep in found.items()
             if i != answer_id
         ]
-        result = ground(text, sources, memories)
+
+        def trace() -> GroundingResult:
+            sources = [
+                SourcePassage(p.file_id, p.version, p.page, p.text)
+                for p in nearest_passages(text, passages, self._passage_words)
+            ]
+            return ground(text, sources, memories)
+
+        result = await self._executors.run(self._executors.text, trace)
         body = json.dumps({"block_id": block_id, **asdict(result)}, default=str)
         await self._ledger.in_transaction(
             chain,

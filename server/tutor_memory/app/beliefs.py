@@ -13,25 +13,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from tutor_memory.app.caches import CHAIN_CACHE_SIZE, LruCache
 from tutor_memory.app.changes import Change
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
-from tutor_memory.domain.beliefs.history import (
-    History,
-    evidence_of,
-    history_of,
-    new_row,
-    routed_checks,
-)
+from tutor_memory.domain.beliefs.history import CheckGroups, History, history_of, new_row
 from tutor_memory.domain.beliefs.routing import Routing, check_text, evaluation_of, route_topic
 from tutor_memory.domain.beliefs.rules import (
     RULES_VERSION,
+    CheckEvidence,
     Claim,
     derive,
     same_belief,
 )
 from tutor_memory.domain.clock import now_us
+from tutor_memory.domain.conceptmap.bands import Band
 from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.conceptmap.names import NameMatcher
@@ -42,7 +39,6 @@ from tutor_memory.domain.episodes import (
     Kind,
     NewEpisode,
     Outcome,
-    StoredEpisode,
     validate_new_episode,
 )
 from tutor_memory.domain.records import BeliefRow
@@ -104,14 +100,11 @@ class BeliefKeeper:
         self._store = store
         self._maps = maps
         self._executors = executors
+        # Each chain's checks grouped by concept, advanced check by check (see _groups_in).
+        self._groups: LruCache[ChainKey, CheckGroups] = LruCache(CHAIN_CACHE_SIZE)
 
     async def _chain_map(self, chain: ChainKey) -> ChainMap:
         return await self._executors.run(self._executors.readers, self._maps.get, chain)
-
-    async def _checks(self, chain: ChainKey) -> list[StoredEpisode]:
-        return await self._executors.run(
-            self._executors.readers, self._store.episodes_of_kind, chain, (Kind.CHECK,)
-        )
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -135,7 +128,9 @@ class BeliefKeeper:
             check_field="",
         )
         chain_map = await self._chain_map(check.chain)
-        routing, concept = route_topic(check.topic, check.evaluation, chain_map.matcher)
+        routing, concept = await self._executors.run(
+            self._executors.text, route_topic, check.topic, check.evaluation, chain_map.matcher
+        )
         if concept:
             episode = dataclasses.replace(episode, concepts=(concept,))
         return await self.append_check(episode, chain_map.matcher, routing, concept)
@@ -149,33 +144,67 @@ class BeliefKeeper:
     ) -> CheckRecorded:
         """Appends a check episode and, in the same transaction, the belief it changes."""
         chain = episode.chain
-        if matcher is None:
-            matcher = (await self._chain_map(chain)).matcher
+        chain_map = await self._chain_map(chain)
+        matcher = matcher or chain_map.matcher
         if routing is None:
             assert episode.check is not None
             topic, evaluation = episode.check.topic, evaluation_of(episode.text)
-            routing, concept = route_topic(topic, evaluation, matcher)
+            found, concept = await self._executors.run(
+                self._executors.text, route_topic, topic, evaluation, matcher
+            )
+        else:
+            found = routing
         prepared = await self._ledger.embed([episode])
+        right = episode.check is not None and episode.check.outcome is Outcome.RIGHT
+        # A passed check confirms its concept on the map (readiness 0.85, R3.5): the map is
+        # rebuilt only when that changes a band.
+        also = Change.BELIEFS
+        if right and concept is not None and not _confirmed(chain_map, concept):
+            also |= Change.CONFIRMATIONS
 
-        def then(w: StoreWriter, outcomes: list[AppendOutcome]) -> BeliefRow | None:
+        def then(
+            w: StoreWriter, outcomes: list[AppendOutcome]
+        ) -> tuple[BeliefRow | None, CheckGroups | None]:
             if outcomes[0].status is not AppendStatus.INSERTED or concept is None:
-                return None
-            checks = self._store.episodes_of_kind(chain, (Kind.CHECK,))
-            if all(c.episode_id != outcomes[0].episode.episode_id for c in checks):
-                # The reader does not see this transaction yet: add the new check itself.
-                checks.append(outcomes[0].episode)
-            key = canonical_key(concept)
-            group = routed_checks(checks, matcher).get(key)
-            return self._update(w, chain, concept, group[1] if group else [])
+                return None, None
+            groups = self._groups_in(w, chain, matcher)
+            return self._update(w, chain, concept, groups.evidence(concept)), groups
 
-        outcomes, belief = await self._ledger.write_with(prepared, then, also=Change.BELIEFS)
-        return CheckRecorded(outcomes[0], routing, concept, belief)
+        outcomes, (belief, groups) = await self._ledger.write_with(prepared, then, also=also)
+        if groups is not None:
+            self._remember(chain, groups)
+        return CheckRecorded(outcomes[0], found, concept, belief)
+
+    def _groups_in(self, w: StoreWriter, chain: ChainKey, matcher: NameMatcher) -> CheckGroups:
+        """The chain's check groups as this transaction sees them: the cached groups advanced by
+        the checks recorded since (read inside the transaction, so none is missed), or all of
+        them when the map's names changed since the groups were made (a map rebuilt with the
+        same names routes alike)."""
+        cached = self._groups.get(chain)
+        if cached is None or cached.matcher.names != matcher.names:
+            cached = CheckGroups.empty(matcher)
+        return cached.advanced(w.checks_after(chain, cached.through))
+
+    def _remember(self, chain: ChainKey, groups: CheckGroups) -> None:
+        """Keeps committed groups; a stale entry is still correct (advancing reads what is
+        missing), so a newer one is never replaced by an older one."""
+        cached = self._groups.get(chain)
+        if (
+            cached is None
+            or cached.matcher.names != groups.matcher.names
+            or cached.through < groups.through
+        ):
+            self._groups.put(chain, groups)
 
     def _update(
-        self, w: StoreWriter, chain: ChainKey, name: str, checks: Sequence[StoredEpisode]
+        self,
+        w: StoreWriter,
+        chain: ChainKey,
+        name: str,
+        evidence: Sequence[CheckEvidence],
     ) -> BeliefRow | None:
         """Derives the concept's belief from its checks; inserts a row only when it changed."""
-        derived = derive([evidence_of(c) for c in checks])
+        derived = derive(evidence)
         if derived is None:
             return None
         key = canonical_key(name)
@@ -194,34 +223,39 @@ class BeliefKeeper:
 
     async def refresh(self, chain: ChainKey) -> int:
         """Brings every concept's belief up to date with the chain's checks (after a batch
-        import of checks); returns how many beliefs changed."""
-        chain_map = await self._chain_map(chain)
-        groups = routed_checks(await self._checks(chain), chain_map.matcher)
+        import of checks), reading the checks inside the transaction; returns how many beliefs
+        changed."""
+        matcher = (await self._chain_map(chain)).matcher
 
-        def update(w: StoreWriter) -> int:
+        def update(w: StoreWriter) -> tuple[int, CheckGroups]:
+            groups = CheckGroups.empty(matcher).advanced(w.checks_after(chain, 0))
             before = {b.concept_key: b.belief_id for b in w.current_beliefs(chain)}
             changed = 0
-            for key, (name, eps) in groups.items():
-                row = self._update(w, chain, name, eps)
+            for key, (name, evidence) in groups.groups.items():
+                row = self._update(w, chain, name, evidence)
                 if row is not None and before.get(key) != row.belief_id:
                     changed += 1
-            return changed
+            return changed, groups
 
-        return await self._ledger.in_transaction(chain, Change.BELIEFS | Change.CHECKS, update)
+        changed, groups = await self._ledger.in_transaction(
+            chain, Change.BELIEFS | Change.CONFIRMATIONS, update
+        )
+        self._remember(chain, groups)
+        return changed
 
     async def rederive(self, chain: ChainKey) -> Rederived:
         """Retires every current belief and replays the recorded checks under today's rules
-        (R5.6). Episodes are only read."""
-        chain_map = await self._chain_map(chain)
-        checks = await self._checks(chain)
-        groups = routed_checks(checks, chain_map.matcher)
+        (R5.6), reading them inside the transaction. Episodes are only read."""
+        matcher = (await self._chain_map(chain)).matcher
 
         def replay(w: StoreWriter) -> Rederived:
+            checks = w.checks_after(chain, 0)
+            groups = CheckGroups.empty(matcher).advanced(checks)
             at = now_us()
             retired = w.retire_current_beliefs(chain, at)
             derived_count = 0
-            for name, eps in groups.values():
-                derived = derive([evidence_of(c) for c in eps])
+            for name, evidence in groups.groups.values():
+                derived = derive(evidence)
                 if derived is None:
                     continue
                 reason = f"{REDERIVE_REASON.format(version=RULES_VERSION)}: {derived.reason}"
@@ -242,3 +276,9 @@ class BeliefKeeper:
         for row in rows:
             by_key.setdefault(row.concept_key, []).append(row)
         return [history_of(group) for group in by_key.values()]
+
+
+def _confirmed(chain_map: ChainMap, concept: str) -> bool:
+    """Whether the map already shows the concept confirmed by a passed check (or taught)."""
+    node = chain_map.map.node_by_key(canonical_key(concept))
+    return node is not None and node.band in (Band.CONFIRMED, Band.TAUGHT)

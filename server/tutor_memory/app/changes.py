@@ -19,7 +19,8 @@ class Change(enum.Flag):
 
     NOTHING = 0  # a write no cache derives anything from (an annotation)
     EPISODES = enum.auto()  # any new episode
-    CHECKS = enum.auto()  # new check episodes (a passed check confirms a concept on the map)
+    CHECKS = enum.auto()  # new check episodes
+    CONFIRMATIONS = enum.auto()  # passed checks that confirm a concept the map shows unconfirmed
     TEACHING = enum.auto()  # new taught notes
     BELIEFS = enum.auto()  # belief rows inserted, superseded or retired
     FILES = enum.auto()  # a file version added or removed

@@ -16,10 +16,19 @@ from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.domain.chain import Verification, verify_chain
 from tutor_memory.domain.clock import now_us
-from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.domain.episodes import (
+    MAX_CLIENT_KEY_CHARS,
+    ChainKey,
+    Kind,
+    NewEpisode,
+    StoredEpisode,
+)
 from tutor_memory.domain.errors import AlreadyExists, FailedPrecondition, InvalidArgument
 from tutor_memory.domain.signing import ServerKey, SignedCheckpoint
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus, EpisodeReads
+
+# The client key of the taught note a keyed question creates: the question's key and this.
+TAUGHT_KEY_SUFFIX = ":taught"
 
 
 class CheckpointStatus(enum.Enum):
@@ -66,22 +75,34 @@ class Episodes:
         if episode.kind is Kind.CHECK:
             # A check appended as a plain episode changes beliefs exactly as RecordCheck does.
             outcome = (await self._beliefs.append_check(episode)).outcome
+        elif episode.kind is Kind.QUESTION:
+            outcome = await self._append_question(episode, deadline)
         else:
             outcome = await self._ledger.append(episode, deadline=deadline)
-        if outcome.status is AppendStatus.INSERTED and episode.kind is Kind.QUESTION:
-            # The student's message may teach the map (R4): "remember that ...".
-            teaching = self._teacher.teaching_in(episode.text or episode.summary)
-            if teaching is not None:
-                await self._teacher.record(
-                    episode.chain,
-                    episode.text or episode.summary,
-                    teaching,
-                    episode.occurred_at_us,
-                    episode.occurred_at_given,
-                )
         if outcome.status is AppendStatus.CONFLICT:
             raise AlreadyExists(outcome.reason)
         return outcome
+
+    async def _append_question(self, question: NewEpisode, deadline: float | None) -> AppendOutcome:
+        """A question, and the taught note its message carries (R4: "remember that ..."), in
+        one transaction: both are written or neither. The note's client key derives from the
+        question's, so a retried question never teaches twice."""
+        text = question.text or question.summary
+        teaching = await self._teacher.teaching_in(text)
+        if teaching is None:
+            return await self._ledger.append(question, deadline=deadline)
+        key = f"{question.client_key}{TAUGHT_KEY_SUFFIX}" if question.client_key else ""
+        taught = await self._teacher.taught_note(
+            question.chain,
+            text,
+            teaching,
+            question.occurred_at_us,
+            question.occurred_at_given,
+            client_key=key[:MAX_CLIENT_KEY_CHARS],
+        )
+        prepared = await self._ledger.embed([question, taught.episode])
+        outcomes = await self._ledger.write(prepared, deadline=deadline)
+        return outcomes[0]
 
     async def list(
         self,

@@ -26,6 +26,12 @@ EMBED_THREADS = 2
 # Threads that build blocks at once; an abandoned build finishes on its thread, so more than one
 # keeps the next turn from queueing behind it.
 BLOCK_THREADS = 2
+# Threads for a request's text work (detectors, grounding): off the event loop, and apart from
+# the pools writes and blocks need.
+TEXT_THREADS = 2
+# Threads that read course files and build their concepts: a file can take seconds, and must
+# not hold up the embedding every episode write needs.
+FILE_THREADS = 1
 # The thread that embeds a block's query while the block's own thread searches the text
 # (onnxruntime releases the GIL, so the two overlap instead of adding up).
 QUERY_EMBED_THREADS = 1
@@ -40,6 +46,8 @@ class Executors:
         self.embed = ThreadPoolExecutor(EMBED_THREADS, thread_name_prefix="embed")
         self.blocks = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
         self.query_embed = ThreadPoolExecutor(QUERY_EMBED_THREADS, thread_name_prefix="query")
+        self.text = ThreadPoolExecutor(TEXT_THREADS, thread_name_prefix="text")
+        self.files = ThreadPoolExecutor(FILE_THREADS, thread_name_prefix="files")
 
     async def run(
         self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
@@ -49,5 +57,6 @@ class Executors:
 
     def shutdown(self) -> None:
         """Waits for the work already handed out, then stops every pool (writes last)."""
-        for pool in (self.blocks, self.query_embed, self.embed, self.readers, self.writer):
+        pools = (self.files, self.text, self.blocks, self.query_embed, self.embed, self.readers)
+        for pool in (*pools, self.writer):
             pool.shutdown(wait=True)

@@ -132,8 +132,10 @@ class FileIngest:
                 upload.file_id, latest[0], digest, True, 0, 0, "", (), (), None,
                 len(chain_map.map.nodes),
             )  # fmt: skip
+        # On the file pool: reading a file and extracting its concepts can take seconds, and
+        # must not hold up the embedding that every episode write needs.
         prepared, row = await self._executors.run(
-            self._executors.embed, self._prepare, upload, digest
+            self._executors.files, self._prepare, upload, digest
         )
         expected = latest[0] if latest else 0
 

@@ -106,7 +106,7 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
     current_beliefs: ChainCache[list[BeliefRow]] = ChainCache(store.current_beliefs)
     passages = passage_cache(store, embedder.model_id)
     # Every cache of derived data, with the changes that make it stale.
-    changes.subscribe(Change.FILES | Change.TEACHING | Change.CHECKS, maps.invalidate)
+    changes.subscribe(Change.FILES | Change.TEACHING | Change.CONFIRMATIONS, maps.invalidate)
     changes.subscribe(Change.BELIEFS, current_beliefs.invalidate)
     changes.subscribe(Change.FILES, passages.invalidate)
 

@@ -28,6 +28,16 @@ TAUGHT_SUMMARY_PREFIX = "Taught: "
 
 
 @dataclass(frozen=True, slots=True)
+class TaughtNote:
+    """A taught episode ready to append, and what it teaches."""
+
+    concept: str
+    created: bool
+    note: str
+    episode: NewEpisode
+
+
+@dataclass(frozen=True, slots=True)
 class Taught:
     concept: str
     created: bool
@@ -41,11 +51,13 @@ class Teacher:
         self._maps = maps
         self._executors = executors
 
-    def teaching_in(self, text: str) -> Teaching | None:
-        """The teaching a message carries, if any. `detect_teaching` reads it sentence by
-        sentence and no question sentence ever teaches, so "Remember that X. Got it?" teaches X
-        while "Do you remember that X?" teaches nothing."""
-        return detect_teaching(text) if text.strip() else None
+    async def teaching_in(self, text: str) -> Teaching | None:
+        """The teaching a message carries, if any (read off the event loop). `detect_teaching`
+        reads it sentence by sentence and no question sentence ever teaches, so "Remember that X.
+        Got it?" teaches X while "Do you remember that X?" teaches nothing."""
+        if not text.strip():
+            return None
+        return await self._executors.run(self._executors.text, detect_teaching, text)
 
     async def teach(
         self, chain: ChainKey, text: str, occurred_at_us: int, *, occurred_at_given: bool
@@ -56,25 +68,33 @@ class Teacher:
             raise InvalidArgument("text", f"more than {MAX_TEXT_BYTES} bytes")
         if not text.strip():
             raise InvalidArgument("text", "required")
-        teaching = detect_teaching(text)
-        if teaching is None and is_question(text):
-            raise InvalidArgument("text", "a question never teaches (SPEC R4.3)")
+        if "\x00" in text:
+            raise InvalidArgument("text", "must not contain NUL characters")
+        teaching = await self.teaching_in(text)
         if teaching is None:
+            question = await self._executors.run(self._executors.text, is_question, text)
+            if question:
+                raise InvalidArgument("text", "a question never teaches (SPEC R4.3)")
             raise InvalidArgument(
                 "text",
                 'no teaching phrase ("remember that ...", "consider X as ...", or its '
                 "equivalent in the student's language)",
             )
-        return await self.record(chain, text, teaching, occurred_at_us, occurred_at_given)
+        taught = await self.taught_note(chain, text, teaching, occurred_at_us, occurred_at_given)
+        outcome = await self._ledger.append(taught.episode)
+        return Taught(taught.concept, taught.created, taught.note, outcome.episode)
 
-    async def record(
+    async def taught_note(
         self,
         chain: ChainKey,
         text: str,
         teaching: Teaching,
         occurred_at_us: int,
         occurred_at_given: bool,
-    ) -> Taught:
+        client_key: str = "",
+    ) -> TaughtNote:
+        """The `taught` episode a teaching becomes (R4.1, R4.2): a note on the concept it names
+        (exact name match), else a new concept with the teaching's short topic."""
         chain_map = await self._executors.run(self._executors.readers, self._maps.get, chain)
         named = chain_map.matcher.find(teaching.note)
         concept = named[0] if named else teaching.topic
@@ -90,7 +110,6 @@ class Teacher:
             evidence=(),
             check=None,
             quiz=None,
-            client_key="",
+            client_key=client_key,
         )
-        outcome = await self._ledger.append(episode)
-        return Taught(concept, not named, note, outcome.episode)
+        return TaughtNote(concept, not named, note, episode)

@@ -110,6 +110,11 @@ class BeliefWrites(Protocol):
         """The current rows as this transaction sees them."""
         ...
 
+    def checks_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        """The chain's check episodes after `seq`, in seq order, as this transaction sees them
+        (its own appends included)."""
+        ...
+
 
 class NightlyWrites(Protocol):
     def nightly_state(self, chain: ChainKey) -> NightlyState | None:

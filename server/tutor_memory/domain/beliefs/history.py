@@ -5,7 +5,7 @@ history with the reason for each change. Rules only; `app.beliefs` writes the ro
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tutor_memory.domain.beliefs.routing import evaluation_of, route_topic
@@ -52,24 +52,6 @@ def calibration_pairs(checks: Iterable[StoredEpisode]) -> list[tuple[float, bool
         for ep in checks
         if ep.check is not None and ep.check.predicted_mastery is not None
     ]
-
-
-def routed_checks(
-    checks: Iterable[StoredEpisode], matcher: NameMatcher
-) -> dict[str, tuple[str, list[StoredEpisode]]]:
-    """Check episodes grouped by the concept key they route to today: key -> (name, checks in
-    the order they happened)."""
-    groups: dict[str, tuple[str, list[StoredEpisode]]] = {}
-    for ep in checks:
-        if ep.check is None:
-            continue
-        _, name = route_topic(ep.check.topic, evaluation_of(ep.text), matcher)
-        if name is None:
-            continue
-        groups.setdefault(canonical_key(name), (name, []))[1].append(ep)
-    for _, eps in groups.values():
-        eps.sort(key=lambda e: (e.occurred_at_us, e.seq))
-    return groups
 
 
 def new_row(name: str, derived: Derived, *, reason: str | None = None) -> NewBelief:
@@ -124,3 +106,39 @@ def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
         evidence_at_us=belief.evidence_at_us,
         decayed_as_of_us=now,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CheckGroups:
+    """A chain's checks grouped by the concept they route to (by `matcher`, today's rules), up
+    to the check with seq `through`. Advancing it routes only the checks recorded since, so a new
+    check costs its own routing, not a replay of the chain (R5.5)."""
+
+    matcher: NameMatcher
+    through: int
+    # concept key -> (the concept's name, the evidence of every check routed to it)
+    groups: Mapping[str, tuple[str, tuple[CheckEvidence, ...]]]
+
+    @classmethod
+    def empty(cls, matcher: NameMatcher) -> CheckGroups:
+        return cls(matcher, 0, {})
+
+    def advanced(self, checks: Sequence[StoredEpisode]) -> CheckGroups:
+        """These groups with `checks` (recorded after `through`, in seq order) routed in."""
+        if not checks:
+            return self
+        groups = dict(self.groups)
+        for ep in checks:
+            if ep.check is None:
+                continue
+            _, name = route_topic(ep.check.topic, evaluation_of(ep.text), self.matcher)
+            if name is None:
+                continue
+            key = canonical_key(name)
+            first_name, evidence = groups.get(key, (name, ()))
+            groups[key] = (first_name, (*evidence, evidence_of(ep)))
+        return CheckGroups(self.matcher, max(self.through, checks[-1].seq), groups)
+
+    def evidence(self, concept: str) -> tuple[CheckEvidence, ...]:
+        """The evidence of the checks routed to `concept`."""
+        return self.groups.get(canonical_key(concept), (concept, ()))[1]

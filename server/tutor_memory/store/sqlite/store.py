@@ -688,6 +688,14 @@ class SqliteWriter:
     def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
         return side.current_beliefs(self._conn, self._chain(chain))
 
+    def checks_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        rows = self._conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? "
+            "AND e.kind = 'check' AND e.seq > ? ORDER BY e.seq",
+            (self._chain(chain), seq),
+        ).fetchall()
+        return [_row_to_episode(r) for r in rows]
+
     def nightly_state(self, chain: ChainKey) -> NightlyState | None:
         """As the store's, but read inside this transaction."""
         return side.nightly_state(self._conn, self._chain(chain))
