@@ -10,7 +10,7 @@ import grpc
 import pytest
 
 from tests.helpers.harness import A, Harness, question
-from tutor_memory.domain.episodes import MAX_SUMMARY_CHARS, MAX_TEXT_BYTES
+from tutor_memory.domain.limits import MAX_SUMMARY_CHARS, MAX_TEXT_BYTES
 from tutor_memory_client._proto import memory_pb2 as pb
 
 Mutation = Callable[[pb.NewEpisode], None]

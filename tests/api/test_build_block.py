@@ -298,7 +298,11 @@ async def test_annotate_answer_saves_the_shown_memories(harness: Harness) -> Non
     assert len(saved) == 1
     assert got.block_id in saved[0].body
 
-    for bad_ids, code in (([ids[0], 10**9], grpc.StatusCode.NOT_FOUND),):
+    # An id the block did not show is refused, even one the chain holds (R7.2).
+    for bad_ids, code in (
+        ([ids[0], 10**9], grpc.StatusCode.INVALID_ARGUMENT),
+        ([ids[0], answer.episode.episode_id], grpc.StatusCode.INVALID_ARGUMENT),
+    ):
         request.memory_ids[:] = bad_ids
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await harness.stub.AnnotateAnswer(request, metadata=A)
@@ -308,11 +312,12 @@ async def test_annotate_answer_saves_the_shown_memories(harness: Harness) -> Non
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await harness.stub.AnnotateAnswer(request, metadata=A)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    # Another tenant cannot annotate this chain's answer.
+    # Another tenant cannot annotate this chain's answer: the block was not issued for its chain.
     request.answer_episode_id = answer.episode.episode_id
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await harness.stub.AnnotateAnswer(request, metadata=B)
-    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert (err.value.details() or "").startswith("block_id:")
 
 
 async def test_blocks_survive_a_restart(

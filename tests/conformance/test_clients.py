@@ -34,7 +34,7 @@ SCENARIO = Path(__file__).with_name("scenario.json")
 RUN_TIMEOUT = 120.0
 # The last line every chat-turn example prints.
 TURN_LINE = re.compile(
-    r"question=(\d+) answer=(\d+) block=(\w*) memories=\[([\d, ]*)\] annotation=(\d+)"
+    r"question=(\d+) answer=(\d+) block=(\S*) memories=\[([\d, ]*)\] annotation=(\d+)"
 )
 
 

@@ -138,9 +138,8 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         self, request: pb.AnnotateAnswerRequest, context: grpc.aio.ServicerContext
     ) -> pb.AnnotateAnswerReply:
         chain = _chain(request.student_id, request.subject_id)
-        done = await self._s.answers.annotate(
-            chain, request.answer_episode_id, request.block_id, list(request.memory_ids)
-        )
+        shown = beliefs_pb.shown_from_proto(request)
+        done = await self._s.answers.annotate(chain, shown)
         return beliefs_pb.annotate_reply(done)
 
     # -- files and the concept map -------------------------------------------------------------
@@ -157,7 +156,7 @@ class MemoryServicer(pb_grpc.MemoryServicer):
     ) -> pb.RemoveFileReply:
         chain = _chain(request.student_id, request.subject_id)
         at, _ = occurred_at("occurred_at", request.HasField("occurred_at"), request.occurred_at)
-        result = await self._s.files.remove(chain, request.file_id, at)
+        result = await self._s.files.remove(chain, files_pb.file_id_of(request), at)
         return pb.RemoveFileReply(
             episode=episodes_pb.episode_to_proto(result.episode), map_concepts=result.map_concepts
         )
@@ -203,7 +202,8 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         self, request: pb.GetBeliefHistoryRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetBeliefHistoryReply:
         chain = _chain(request.student_id, request.subject_id)
-        return beliefs_pb.histories_reply(await self._s.beliefs.history(chain, request.concept))
+        concept = beliefs_pb.history_concept(request)
+        return beliefs_pb.histories_reply(await self._s.beliefs.history(chain, concept))
 
     async def Rederive(
         self, request: pb.RederiveRequest, context: grpc.aio.ServicerContext

@@ -23,11 +23,21 @@ from tutor_memory.domain.honesty.grounding import (
     ground,
 )
 from tutor_memory.domain.honesty.tracing import content_words, nearest_passages
+from tutor_memory.domain.recall.block_ids import BlockIds
 from tutor_memory.domain.records import StoredPassage
 from tutor_memory.store.protocols import EpisodeReads
 
 # Passages whose content words are kept in memory between turns.
 PASSAGE_WORDS_CACHE = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class ShownTurn:
+    """AnnotateAnswer's request: the turn's answer, its block, and the memories shown from it."""
+
+    answer_id: int
+    block_id: str
+    memory_ids: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +52,13 @@ class AnswerTracer:
         ledger: Ledger,
         episodes: EpisodeReads,
         passages: PassageCache,
+        block_ids: BlockIds,
         executors: Executors,
     ) -> None:
         self._ledger = ledger
         self._episodes = episodes
         self._passages = passages
+        self._block_ids = block_ids
         self._executors = executors
         # Content words of each passage, by passage id: a passage never changes once stored, and
         # reading every passage of a course again on each turn would cost more than tracing.
@@ -59,11 +71,16 @@ class AnswerTracer:
             self._words.put(passage.passage_id, found)
         return found
 
-    async def annotate(
-        self, chain: ChainKey, answer_id: int, block_id: str, memory_ids: list[int]
-    ) -> AnswerAnnotated:
-        if not block_id:
-            raise InvalidArgument("block_id", "required: the BuildBlockReply.block_id of the turn")
+    async def annotate(self, chain: ChainKey, turn: ShownTurn) -> AnswerAnnotated:
+        # Only what the named block showed counts as shown (R7.2): a caller naming any other
+        # episode of the chain could inflate the answer's grounding.
+        shown = self._block_ids.shown(chain, turn.block_id)
+        others = [i for i in turn.memory_ids if i not in shown]
+        if others:
+            raise InvalidArgument(
+                "memory_ids", f"not shown in the block {turn.block_id[:16]}...: {others[:10]}"
+            )
+        answer_id, block_id, memory_ids = turn.answer_id, turn.block_id, list(turn.memory_ids)
         annotation_id, found = await self._shown_memories(chain, answer_id, block_id, memory_ids)
         answer = found[answer_id]
         passages, _ = await self._executors.run(self._executors.readers, self._passages.get, chain)

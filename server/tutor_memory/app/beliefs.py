@@ -33,7 +33,6 @@ from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.conceptmap.names import NameMatcher
 from tutor_memory.domain.episodes import (
-    MAX_SUMMARY_CHARS,
     ChainKey,
     Check,
     Kind,
@@ -41,6 +40,7 @@ from tutor_memory.domain.episodes import (
     Outcome,
     validate_new_episode,
 )
+from tutor_memory.domain.limits import MAX_SUMMARY_CHARS
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.store.protocols import (
     AppendOutcome,

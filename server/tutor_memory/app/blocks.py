@@ -34,6 +34,7 @@ from tutor_memory.domain.recall.block import (
     fit_to_budget,
     zone,
 )
+from tutor_memory.domain.recall.block_ids import BlockIds
 from tutor_memory.domain.recall.candidates import (
     MAX_MEMORIES,
     RECENT_CANDIDATES,
@@ -91,9 +92,11 @@ class BlockBuilder:
         tables: RecallTables,
         counter: TokenCounter,
         executors: Executors,
+        block_ids: BlockIds,
         sources: BlockSources | None = None,
     ) -> None:
         self._episodes = episodes
+        self._block_ids = block_ids
         self._embedder = embedder
         self._vectors = vectors
         self._tables = tables
@@ -104,6 +107,11 @@ class BlockBuilder:
         self._frame_tokens: LruCache[str, int] = LruCache(FRAME_CACHE_SIZE)
 
     def build(self, req: BlockRequest) -> Block:
+        block = self._build(req)
+        block.block_id = self._block_ids.issue(req, [m.episode.episode_id for m in block.memories])
+        return block
+
+    def _build(self, req: BlockRequest) -> Block:
         timer = StageTimer()
         tz = zone(req.time_zone)
         if req.mode is Mode.NONE:

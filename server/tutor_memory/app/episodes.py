@@ -16,14 +16,9 @@ from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.domain.chain import Verification, verify_chain
 from tutor_memory.domain.clock import now_us
-from tutor_memory.domain.episodes import (
-    MAX_CLIENT_KEY_CHARS,
-    ChainKey,
-    Kind,
-    NewEpisode,
-    StoredEpisode,
-)
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from tutor_memory.domain.limits import MAX_CLIENT_KEY_CHARS
 from tutor_memory.domain.signing import ServerKey, SignedCheckpoint
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus, EpisodeReads
 

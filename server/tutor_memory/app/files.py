@@ -23,14 +23,12 @@ from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.conceptmap.extract import OfflineExtractor
 from tutor_memory.domain.conceptmap.screening import screen, validate_caller_concepts
 from tutor_memory.domain.episodes import (
-    MAX_CONCEPT_CHARS,
     MAX_CONCEPTS,
     ChainKey,
     Evidence,
     Kind,
     NewEpisode,
     StoredEpisode,
-    check_identifier,
 )
 from tutor_memory.domain.errors import AlreadyExists, InvalidArgument, NotFound
 from tutor_memory.domain.files.errors import FileRejected
@@ -44,11 +42,11 @@ from tutor_memory.domain.files.search import (
     nearest,
 )
 from tutor_memory.domain.files.versions import (
-    check_file_id,
     file_summary,
     fingerprint,
     removal_row,
 )
+from tutor_memory.domain.limits import MAX_CONCEPT_CHARS, MAX_QUERY_CHARS
 from tutor_memory.domain.records import NewFileVersion, NewPassage
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus, FileReads, StoreWriter
@@ -119,9 +117,6 @@ class FileIngest:
         return await self._executors.run(self._executors.readers, fn)
 
     async def ingest(self, upload: FileUpload) -> IngestResult:
-        check_identifier("student_id", upload.chain.student)
-        check_identifier("subject_id", upload.chain.subject)
-        check_file_id(upload.file_id)
         digest = fingerprint(upload.content)
         latest = await self._read(
             lambda: self._store.latest_file_version(upload.chain, upload.file_id)
@@ -215,9 +210,6 @@ class FileIngest:
         return self._ledger.prepare([episode]), row
 
     async def remove(self, chain: ChainKey, file_id: str, occurred_at_us: int) -> RemoveResult:
-        check_identifier("student_id", chain.student)
-        check_identifier("subject_id", chain.subject)
-        check_file_id(file_id)
         latest = await self._read(lambda: self._store.latest_file_version(chain, file_id))
         if latest is None or not latest[1]:
             raise NotFound(f"file_id: no current file {file_id!r} in this chain")
@@ -260,6 +252,8 @@ class FileIngest:
     async def search_passages(self, chain: ChainKey, query: str, limit: int) -> list[FoundPassage]:
         """The chain's current passages nearest in meaning to `query`, best first (at most
         `limit`; 0 asks for the default)."""
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidArgument("query", f"longer than {MAX_QUERY_CHARS} characters")
         if not query.strip():
             raise InvalidArgument("query", "required")
         if limit > MAX_PASSAGES:

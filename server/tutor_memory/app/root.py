@@ -27,6 +27,7 @@ from tutor_memory.app.nightly import NightlyCycle
 from tutor_memory.app.reports import Reporter
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.app.views import CachedSources
+from tutor_memory.domain.recall.block_ids import BlockIds
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.signing import ServerKey
 from tutor_memory.domain.tokens import TokenCounter
@@ -40,6 +41,10 @@ from tutor_memory.store.protocols import Store
 from tutor_memory.store.sqlite.store import SqliteStore
 
 log = logging.getLogger(__name__)
+
+
+# What the block-id secret is derived for (domain.signing.ServerKey.secret_for).
+BLOCK_ID_PURPOSE = "block-id"
 
 
 class ConfigError(Exception):
@@ -110,6 +115,8 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
     changes.subscribe(Change.BELIEFS, current_beliefs.invalidate)
     changes.subscribe(Change.FILES, passages.invalidate)
 
+    # Block ids carry what their block showed, sealed under a secret of the server's key.
+    block_ids = BlockIds(key.secret_for(BLOCK_ID_PURPOSE))
     beliefs = BeliefKeeper(ledger, store, maps, executors)
     teacher = Teacher(ledger, maps, executors)
     builder = BlockBuilder(
@@ -119,6 +126,7 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
         tables,
         counter,
         executors,
+        block_ids,
         CachedSources(current_beliefs, maps, counter),
     )
     return Services(
@@ -130,7 +138,7 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
         beliefs=beliefs,
         reporter=Reporter(store, maps, executors),
         nightly=NightlyCycle(ledger, store, maps, executors),
-        answers=AnswerTracer(ledger, store, passages, executors),
+        answers=AnswerTracer(ledger, store, passages, block_ids, executors),
         maps=maps,
         store=store,
         embedder=embedder,

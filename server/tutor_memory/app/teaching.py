@@ -10,17 +10,13 @@ from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
 from tutor_memory.domain.conceptmap.teaching import Teaching, detect_teaching, is_question
-from tutor_memory.domain.episodes import (
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import (
     MAX_CONCEPT_CHARS,
     MAX_SUMMARY_CHARS,
-    MAX_TEXT_BYTES,
-    ChainKey,
-    Kind,
-    NewEpisode,
-    StoredEpisode,
-    check_identifier,
+    check_text,
 )
-from tutor_memory.domain.errors import InvalidArgument
 
 # How a taught note reads in the earlier-work line (the design document's block shows
 # "the student taught you: Taught: in our class we call ...").
@@ -62,14 +58,9 @@ class Teacher:
     async def teach(
         self, chain: ChainKey, text: str, occurred_at_us: int, *, occurred_at_given: bool
     ) -> Taught:
-        check_identifier("student_id", chain.student)
-        check_identifier("subject_id", chain.subject)
-        if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
-            raise InvalidArgument("text", f"more than {MAX_TEXT_BYTES} bytes")
+        check_text("text", text)
         if not text.strip():
             raise InvalidArgument("text", "required")
-        if "\x00" in text:
-            raise InvalidArgument("text", "must not contain NUL characters")
         teaching = await self.teaching_in(text)
         if teaching is None:
             question = await self._executors.run(self._executors.text, is_question, text)

@@ -8,6 +8,7 @@ who re-hashed every row. The key itself is kept in the data directory (`store.ke
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 
@@ -53,6 +54,16 @@ class ServerKey:
         self.public_bytes = self.public_key.public_bytes(
             serialization.Encoding.Raw, serialization.PublicFormat.Raw
         )
+
+    def secret_for(self, purpose: str) -> bytes:
+        """A 32-byte secret for one purpose (block ids), derived from the private key, so that
+        every server holding the key derives the same one."""
+        raw = self._private.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        return hashlib.sha256(f"tutor-memory/{purpose}/v1".encode() + raw).digest()
 
     def sign(
         self, chain: ChainKey, length: int, head_hash: bytes, created_at_us: int

@@ -11,7 +11,7 @@ from tutor_memory.api.convert.enums import (
     ROUTING_TO_PROTO,
 )
 from tutor_memory.api.convert.episodes import episode_to_proto
-from tutor_memory.app.answers import AnswerAnnotated
+from tutor_memory.app.answers import AnswerAnnotated, ShownTurn
 from tutor_memory.app.beliefs import CheckRecorded, CheckReport
 from tutor_memory.app.nightly import (
     DEFAULT_CITATION_BATCH,
@@ -24,15 +24,40 @@ from tutor_memory.app.nightly import (
 from tutor_memory.domain.beliefs.calibration import Calibration
 from tutor_memory.domain.beliefs.history import History, belief_line
 from tutor_memory.domain.clock import now_us
-from tutor_memory.domain.episodes import ChainKey, check_identifier, check_occurred_at
+from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import (
+    MAX_BLOCK_ID_CHARS,
+    MAX_CLIENT_KEY_CHARS,
+    MAX_CONCEPT_CHARS,
+    MAX_TEXT_BYTES,
+    MAX_TOPIC_CHARS,
+    check_identifier,
+    check_line,
+    check_not_future,
+    check_text,
+)
 from tutor_memory.domain.recall.block import zone
+from tutor_memory.domain.recall.candidates import MAX_MEMORIES
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.reporting.report import Report
 from tutor_memory.store.protocols import AppendStatus
 
+# A check's evaluation and the student's answer each take at most half of an episode's text.
+MAX_CHECK_PART_BYTES = MAX_TEXT_BYTES // 2 - 64
+
+
+def history_concept(msg: pb.GetBeliefHistoryRequest) -> str:
+    """The concept a history asks for ("" for every concept)."""
+    return check_line("concept", msg.concept, MAX_CONCEPT_CHARS, required=False)
+
 
 def check_report_from_proto(msg: pb.RecordCheckRequest, chain: ChainKey) -> CheckReport:
+    # Sizes first: nothing is routed or parsed before the request is known to be in bounds.
+    check_line("topic", msg.topic, MAX_TOPIC_CHARS, required=True)
+    check_text("evaluation", msg.evaluation, MAX_CHECK_PART_BYTES)
+    check_text("student_answer", msg.student_answer, MAX_CHECK_PART_BYTES)
+    check_line("client_key", msg.client_key, MAX_CLIENT_KEY_CHARS, required=False)
     outcome = OUTCOME_FROM_PROTO.get(msg.outcome)
     if outcome is None:
         raise InvalidArgument("outcome", "required: CHECK_OUTCOME_RIGHT or CHECK_OUTCOME_WRONG")
@@ -124,6 +149,18 @@ def report_reply(report: Report) -> pb.GetReportReply:
     )
 
 
+def shown_from_proto(msg: pb.AnnotateAnswerRequest) -> ShownTurn:
+    if msg.answer_episode_id <= 0:
+        raise InvalidArgument("answer_episode_id", "required: the answer episode of the turn")
+    if not msg.block_id:
+        raise InvalidArgument("block_id", "required: the BuildBlockReply.block_id of the turn")
+    if len(msg.block_id) > MAX_BLOCK_ID_CHARS:
+        raise InvalidArgument("block_id", f"longer than {MAX_BLOCK_ID_CHARS} characters")
+    if len(msg.memory_ids) > MAX_MEMORIES:
+        raise InvalidArgument("memory_ids", f"more than {MAX_MEMORIES}, the most a block shows")
+    return ShownTurn(msg.answer_episode_id, msg.block_id, tuple(msg.memory_ids))
+
+
 def annotate_reply(done: AnswerAnnotated) -> pb.AnnotateAnswerReply:
     return pb.AnnotateAnswerReply(
         annotation_id=done.annotation_id,
@@ -151,7 +188,7 @@ def consolidate_from_proto(msg: pb.ConsolidateRequest, tenant: str) -> Consolida
         raise InvalidArgument("citation_batch", f"at most {MAX_CITATION_BATCH}")
     end = now_us()
     if msg.HasField("now"):
-        end = check_occurred_at("now", timestamp_to_us("now", msg.now), end)
+        end = check_not_future("now", timestamp_to_us("now", msg.now), end)
     zone(msg.time_zone)  # raises InvalidArgument naming time_zone
     return Consolidation(
         Scope(tenant, msg.student_id, msg.subject_id),

@@ -6,11 +6,11 @@ from tutor_memory._proto import memory_pb2 as pb
 from tutor_memory.api.convert.common import chain_of, timestamp_to_us, us_to_timestamp
 from tutor_memory.api.convert.enums import KIND_TO_PROTO, MODE_FROM_PROTO
 from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import MAX_QUERY_CHARS
 from tutor_memory.domain.recall.block import Block, BlockRequest, zone
 
-# BuildBlock limits: the largest token budget, and the longest query.
+# BuildBlock: the largest token budget.
 MAX_BUDGET_TOKENS = 100_000
-MAX_QUERY_CHARS = 8_000
 
 
 def block_request_from_proto(

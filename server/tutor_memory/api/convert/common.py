@@ -5,17 +5,29 @@ from __future__ import annotations
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from tutor_memory.domain.clock import now_us
-from tutor_memory.domain.episodes import ChainKey, check_identifier, check_occurred_at
+from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import (
+    MAX_TIME_US,
+    MIN_TIME_US,
+    check_identifier,
+    check_not_future,
+    check_time,
+)
 
-# Largest Timestamp.seconds protobuf allows (9999-12-31T23:59:59Z).
-MAX_TIMESTAMP_SECONDS = 253_402_300_799
+# The range of Timestamp.seconds the documented range allows (checked before multiplying, so an
+# absurd value never becomes a huge integer).
+MIN_TIMESTAMP_SECONDS = MIN_TIME_US // 1_000_000
+MAX_TIMESTAMP_SECONDS = MAX_TIME_US // 1_000_000
 
 
 def timestamp_to_us(field: str, ts: Timestamp) -> int:
-    if not 0 <= ts.nanos < 1_000_000_000 or abs(ts.seconds) > MAX_TIMESTAMP_SECONDS:
-        raise InvalidArgument(field, "not a valid timestamp")
-    return ts.seconds * 1_000_000 + ts.nanos // 1_000
+    """A caller's timestamp in µs, inside the documented range (1970 to 9999)."""
+    if not 0 <= ts.nanos < 1_000_000_000:
+        raise InvalidArgument(field, "not a valid timestamp (nanos must be 0 to 999999999)")
+    if not MIN_TIMESTAMP_SECONDS <= ts.seconds <= MAX_TIMESTAMP_SECONDS:
+        raise InvalidArgument(field, "outside 1970-01-01 to 9999-12-31")
+    return check_time(field, ts.seconds * 1_000_000 + ts.nanos // 1_000)
 
 
 def us_to_timestamp(us: int) -> Timestamp:
@@ -35,4 +47,4 @@ def occurred_at(field: str, has: bool, ts: Timestamp) -> tuple[int, bool]:
     now = now_us()
     if not has:
         return now, False
-    return check_occurred_at(field, timestamp_to_us(field, ts), now), True
+    return check_not_future(field, timestamp_to_us(field, ts), now), True

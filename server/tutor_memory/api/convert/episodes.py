@@ -30,6 +30,13 @@ from tutor_memory.domain.episodes import (
     validate_new_episode,
 )
 from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import (
+    HASH_BYTES,
+    MAX_CHECKPOINT_PAYLOAD_BYTES,
+    MAX_PAGE_TOKEN_CHARS,
+    PUBLIC_KEY_BYTES,
+    SIGNATURE_BYTES,
+)
 from tutor_memory.domain.signing import SignedCheckpoint
 
 # ListEpisodes page sizes: the default when the caller asks for 0, and the most one page holds.
@@ -148,11 +155,13 @@ def decode_page_token(req: pb.ListEpisodesRequest) -> tuple[int, int] | None:
     """The (occurred_at, seq) position after which the next page starts."""
     if not req.page_token:
         return None
+    if len(req.page_token) > MAX_PAGE_TOKEN_CHARS:
+        raise InvalidArgument("page_token", "malformed; pass a next_page_token unchanged")
     try:
         padded = req.page_token + "=" * (-len(req.page_token) % 4)
         version, occurred, seq, digest = base64.urlsafe_b64decode(padded).decode().split(":")
         position = (int(occurred), int(seq))
-    except ValueError as exc:
+    except (ValueError, UnicodeError) as exc:
         raise InvalidArgument("page_token", "malformed; pass a next_page_token unchanged") from exc
     if version != "v1" or digest != _filters_digest(req):
         raise InvalidArgument(
@@ -195,6 +204,17 @@ def checkpoint_to_proto(cp: SignedCheckpoint) -> pb.SignedCheckpoint:
 def checkpoint_from_proto(msg: pb.SignedCheckpoint, chain: ChainKey) -> SignedCheckpoint:
     if msg.length < 0:
         raise InvalidArgument("checkpoint.length", "must not be negative")
+    for field, value, size in (
+        ("checkpoint.head_hash", msg.head_hash, HASH_BYTES),
+        ("checkpoint.signature", msg.signature, SIGNATURE_BYTES),
+        ("checkpoint.public_key", msg.public_key, PUBLIC_KEY_BYTES),
+    ):
+        if len(value) != size:
+            raise InvalidArgument(field, f"must be {size} bytes, not {len(value)}")
+    if len(msg.signed_payload) > MAX_CHECKPOINT_PAYLOAD_BYTES:
+        raise InvalidArgument(
+            "checkpoint.signed_payload", f"more than {MAX_CHECKPOINT_PAYLOAD_BYTES} bytes"
+        )
     return SignedCheckpoint(
         chain=chain,
         length=msg.length,

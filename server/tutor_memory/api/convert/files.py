@@ -9,12 +9,29 @@ from tutor_memory.api.convert.episodes import episode_to_proto
 from tutor_memory.app.files import FileUpload, IngestResult
 from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
+from tutor_memory.domain.conceptmap.screening import check_caller_concepts
 from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.files.read import MAX_FILE_BYTES
 from tutor_memory.domain.files.search import FoundPassage
+from tutor_memory.domain.files.versions import check_file_id
+from tutor_memory.domain.limits import MAX_FILENAME_CHARS, MAX_MEDIA_TYPE_CHARS, check_line
 
 
 def upload_from_proto(msg: pb.IngestFileRequest, chain: ChainKey) -> FileUpload:
+    check_file_id(msg.file_id)
+    check_line("filename", msg.filename, MAX_FILENAME_CHARS, required=False)
+    check_line("media_type", msg.media_type, MAX_MEDIA_TYPE_CHARS, required=False)
+    if len(msg.content) > MAX_FILE_BYTES:
+        raise InvalidArgument(
+            "content", f"{len(msg.content)} bytes, more than the {MAX_FILE_BYTES} allowed"
+        )
     at, given = occurred_at("occurred_at", msg.HasField("occurred_at"), msg.occurred_at)
+    concepts = tuple(
+        ExtractedConcept(c.name, c.summary, c.definition, tuple(c.builds_on), tuple(c.pages))
+        for c in msg.concepts
+    )
+    check_caller_concepts(concepts)
     return FileUpload(
         chain=chain,
         file_id=msg.file_id,
@@ -23,11 +40,13 @@ def upload_from_proto(msg: pb.IngestFileRequest, chain: ChainKey) -> FileUpload:
         content=msg.content,
         occurred_at_us=at,
         occurred_at_given=given,
-        concepts=tuple(
-            ExtractedConcept(c.name, c.summary, c.definition, tuple(c.builds_on), tuple(c.pages))
-            for c in msg.concepts
-        ),
+        concepts=concepts,
     )
+
+
+def file_id_of(msg: pb.RemoveFileRequest) -> str:
+    check_file_id(msg.file_id)
+    return msg.file_id
 
 
 def ingest_file_reply(result: IngestResult) -> pb.IngestFileReply:

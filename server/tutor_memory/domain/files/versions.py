@@ -8,9 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tutor_memory.domain.episodes import MAX_FILE_ID_CHARS, MAX_SUMMARY_CHARS
-from tutor_memory.domain.errors import InvalidArgument
 from tutor_memory.domain.files.document import Document
+from tutor_memory.domain.limits import MAX_FILE_ID_CHARS, MAX_SUMMARY_CHARS, check_identifier
 from tutor_memory.domain.records import NewFileVersion
 
 # The `file` episode lists at most this many concept names in its summary line.
@@ -51,7 +50,6 @@ def removal_row(file_id: str, version: int, dim: int) -> NewFileVersion:
 
 
 def check_file_id(file_id: str) -> None:
-    if not file_id.strip():
-        raise InvalidArgument("file_id", "required")
-    if len(file_id) > MAX_FILE_ID_CHARS:
-        raise InvalidArgument("file_id", f"longer than {MAX_FILE_ID_CHARS} characters")
+    """A file id: printable, one line, at most MAX_FILE_ID_CHARS (it reaches one-line summaries:
+    "File a removed")."""
+    check_identifier("file_id", file_id, MAX_FILE_ID_CHARS)

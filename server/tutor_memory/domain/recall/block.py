@@ -4,13 +4,13 @@ are composed into text that fits the caller's token budget (R6.2, R6.3, R6.5, R7
 from __future__ import annotations
 
 import enum
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import MAX_TIME_ZONE_CHARS, quoted
 from tutor_memory.domain.recall import block_text
 from tutor_memory.domain.recall.sections import BELIEFS_TITLE, Extras
 from tutor_memory.domain.recall.timewindow import TimeWindow
@@ -78,10 +78,13 @@ class Framing:
 
 
 def zone(name: str) -> ZoneInfo:
+    """The IANA time zone `name` names ("" is UTC); INVALID_ARGUMENT naming time_zone if none."""
+    if len(name) > MAX_TIME_ZONE_CHARS:
+        raise InvalidArgument("time_zone", f"longer than {MAX_TIME_ZONE_CHARS} characters")
     try:
         return ZoneInfo(name or "UTC")
     except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise InvalidArgument("time_zone", f"unknown IANA time zone {name!r}") from exc
+        raise InvalidArgument("time_zone", f"unknown IANA time zone {quoted(name)}") from exc
 
 
 def compose(
@@ -125,7 +128,8 @@ def compose(
         text=text,
         sections=sections,
         memories=list(shown),
-        block_id=block_id(req, shown),
+        # Issued once the block is final (domain.recall.block_ids), not per composition.
+        block_id="",
         tokens_used=counter.count(text) if text and counter is not None else 0,
         record_mode=framing.record,
         window=framing.window,
@@ -157,8 +161,7 @@ def fit_to_budget(
             break
         block = compose(req, shown, extras, framing, counter)
     if block.tokens_used > req.budget_tokens:
-        block = Block("", [], [], block_id(req, []), 0, framing.record, framing.window,
-                      framing.no_record)  # fmt: skip
+        block = Block("", [], [], "", 0, framing.record, framing.window, framing.no_record)
     return block
 
 
@@ -209,15 +212,3 @@ def text_of(sections: Sequence[Section]) -> str:
         out.extend(s.lines)
     out.append(block_text.FOOTER)
     return "\n".join(out)
-
-
-def block_id(req: BlockRequest, shown: Sequence[ShownMemory]) -> str:
-    """Same request and same memories, same id: a replayed turn is recognisable."""
-    h = hashlib.blake2b(digest_size=12)
-    for part in (req.chain.tenant, req.chain.student, req.chain.subject, req.query):
-        h.update(part.encode())
-        h.update(b"\x00")
-    h.update(f"{req.now_us}:{req.budget_tokens}:{req.mode.value}".encode())
-    for m in shown:
-        h.update(m.episode.episode_id.to_bytes(8, "little"))
-    return h.hexdigest()

@@ -17,7 +17,8 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from tutor_memory.domain.clock import us_to_datetime
-from tutor_memory.domain.episodes import MAX_SUMMARY_CHARS, Kind, StoredEpisode
+from tutor_memory.domain.episodes import Kind, StoredEpisode
+from tutor_memory.domain.limits import MAX_SUMMARY_CHARS
 from tutor_memory.domain.recall.block_text import DATE_FORMAT, KIND_PHRASES
 from tutor_memory.domain.text.normalise import normalise
 
