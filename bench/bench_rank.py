@@ -17,7 +17,7 @@ Run from the repository root::
 
     .venv/bin/python -m bench.bench_rank
 
-Prints a table and writes ``bench/results/rank.json``.
+Prints a table and writes ``bench/results/rank.json`` and ``rank.md``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench import rank_numpy
-from bench._meta import print_table, run_metadata, write_results
+from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from tutor_memory.domain.recall import ranking
 from tutor_memory.domain.recall.ranking import RankRequest, Weights
 from tutor_memory.native import _core, _reference
@@ -312,10 +312,19 @@ def table(result: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def markdown(rows: list[tuple[str, str]]) -> str:
+    """The printed table as Markdown, for ``bench/results/rank.md``."""
+    lines = ["# rank_and_pack: Rust core vs numpy vs pure Python", "", "| | |", "|---|---|"]
+    lines += [f"| {name.strip() or ' '} | {value.strip()} |" for name, value in rows]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     result = run()
-    print_table(table(result))
+    rows = table(result)
+    print_table(rows)
     write_results("rank", result)
+    (RESULTS_DIR / "rank.md").write_text(markdown(rows), encoding="utf-8")
     return 0
 
 
