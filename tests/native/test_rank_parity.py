@@ -1,18 +1,20 @@
 """Parity of recall's ranking: Rust core, pure-Python reference and numpy version agree.
 
-``rank_and_pack`` is the recall hot path (SPEC R2.1-R2.6, R6.2). The three implementations must
-return the same positions, counts and tokens used, scores within 1e-6, and raise the same
-exception with the same message for bad input. Beside agreement on random input, the properties
-the specification asks for are checked directly: packing never exceeds the budget; with a query
-and a match, no unmatched candidate is returned; an old exact match beats 500 newer unmatched
-candidates; a collapsed group reports its size.
+``rank_and_pack`` is the recall hot path (SPEC R2.1-R2.6, R6.2). The three implementations take the
+same ``RankRequest`` and must return the same positions, counts and tokens used, scores within
+1e-6, and raise the same exception with the same message for bad input. Beside agreement on random
+input, the properties the specification asks for are checked directly: packing never exceeds the
+budget; with a query and a match, no unmatched candidate is returned; an old exact match beats 500
+newer unmatched candidates; a collapsed group reports its size.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import rank_numpy
+from tutor_memory.domain.recall import ranking
+from tutor_memory.domain.recall.ranking import RankRequest, Weights
 from tutor_memory.domain.recall.scoring import (
     RECENCY_HALF_LIFE_DAYS,
     W_RECENCY,
@@ -29,6 +33,7 @@ from tutor_memory.domain.recall.scoring import (
     W_SALIENCE,
 )
 from tutor_memory.native import _core, _reference
+from tutor_memory.native._core import NativeInputError, NativeTypeError
 
 Args = dict[str, Any]
 Result = tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], int]
@@ -42,28 +47,9 @@ IMPLS: tuple[tuple[str, RankFn], ...] = (("rust", RUST), ("python", REFERENCE), 
 IMPL_IDS = [name for name, _ in IMPLS]
 IMPL_FNS = [fn for _, fn in IMPLS]
 
-PARAMS = (
-    "chain_ids",
-    "occurred_at_us",
-    "salience",
-    "dup_key",
-    "tokens",
-    "flagged",
-    "cand_ids",
-    "cand_relevance",
-    "cand_matched",
-    "now_us",
-    "has_query",
-    "window_start_us",
-    "window_end_us",
-    "exclude_flagged",
-    "budget_tokens",
-    "max_items",
-    "w_relevance",
-    "w_salience",
-    "w_recency",
-    "recency_half_life_days",
-)
+# The request's attributes, in the order the core reads them.
+FIELDS = tuple(f.name for f in dataclasses.fields(RankRequest))
+WEIGHT_FIELDS = tuple(f.name for f in dataclasses.fields(Weights))
 CHAIN_ARRAYS = {
     "chain_ids": np.int64,
     "occurred_at_us": np.int64,
@@ -83,7 +69,9 @@ NOW = 1_750_000_000_000_000
 
 
 def call(fn: RankFn, args: Args) -> Result:
-    return fn(**args)
+    """One call with a RankRequest of ``args`` (which the dataclass does not type-check, so the
+    bad-type tests can build ill-typed ones)."""
+    return fn(RankRequest(**args))
 
 
 def assert_same(expected: Result, got: Result) -> None:
@@ -163,10 +151,12 @@ def rank_inputs(draw: st.DrawFn) -> Args:
         exclude_flagged=draw(st.booleans()),
         budget_tokens=draw(budget_st),
         max_items=draw(max_items_st),
-        w_relevance=draw(weight_st),
-        w_salience=draw(weight_st),
-        w_recency=draw(weight_st),
-        recency_half_life_days=draw(half_life_st),
+        weights=Weights(
+            relevance=draw(weight_st),
+            salience=draw(weight_st),
+            recency=draw(weight_st),
+            recency_half_life_days=draw(half_life_st),
+        ),
     )
     return args
 
@@ -186,7 +176,21 @@ def test_three_implementations_agree(args: Args) -> None:
 def test_positional_and_keyword_calls_agree(args: Args) -> None:
     expected = call(REFERENCE, args)
     for fn in IMPL_FNS:
-        assert_same(expected, fn(*[args[name] for name in PARAMS]))
+        assert_same(expected, fn(request=RankRequest(**args)))
+
+
+@parity_settings
+@given(rank_inputs())
+def test_any_object_with_the_attributes_will_do(args: Args) -> None:
+    # The core reads the request by attribute name, not by type.
+    request = SimpleNamespace(**{**args, "weights": SimpleNamespace(**vars_of(args["weights"]))})
+    expected = call(REFERENCE, args)
+    for fn in IMPL_FNS:
+        assert_same(expected, fn(request))
+
+
+def vars_of(weights: Weights) -> dict[str, float]:
+    return {name: getattr(weights, name) for name in WEIGHT_FIELDS}
 
 
 def _in_scope(args: Args, pos: int) -> bool:
@@ -268,10 +272,7 @@ def realistic_args(seed: int, n: int, **overrides: Any) -> Args:
         "exclude_flagged": False,
         "budget_tokens": 1_500,
         "max_items": 20,
-        "w_relevance": W_RELEVANCE,
-        "w_salience": W_SALIENCE,
-        "w_recency": W_RECENCY,
-        "recency_half_life_days": RECENCY_HALF_LIFE_DAYS,
+        "weights": Weights(),
     }
     args.update(overrides)
     return args
@@ -335,8 +336,7 @@ def test_numpy_scalars_are_accepted() -> None:
         "exclude_flagged": np.bool_(False),
         "budget_tokens": np.uint32(1_500),
         "max_items": np.int8(20),
-        "w_relevance": np.float32(0.5),
-        "w_salience": 1,
+        "weights": Weights(relevance=np.float32(0.5), salience=1),  # type: ignore[arg-type]
     }
     all_agree(args | scalars)
 
@@ -368,10 +368,7 @@ def chain_args(
         "exclude_flagged": False,
         "budget_tokens": 10_000,
         "max_items": 1_000,
-        "w_relevance": W_RELEVANCE,
-        "w_salience": W_SALIENCE,
-        "w_recency": W_RECENCY,
-        "recency_half_life_days": RECENCY_HALF_LIFE_DAYS,
+        "weights": Weights(),
     }
     args.update(overrides)
     return args
@@ -459,7 +456,7 @@ def test_time_window_and_flagged_narrations(fn: RankFn) -> None:
 @pytest.mark.parametrize("fn", IMPL_FNS, ids=IMPL_IDS)
 def test_ties_break_by_occurred_at_then_id(fn: RankFn) -> None:
     args = chain_args([NOW, NOW, NOW + DAY, NOW - DAY], [(i, 0.5, 1) for i in range(4)])
-    args["w_recency"] = 0.0
+    args["weights"] = Weights(recency=0.0)
     assert call(fn, args)[0].tolist() == [2, 1, 0, 3]
 
 
@@ -529,17 +526,46 @@ BAD_VALUES: list[tuple[str, Args, str]] = [
     ),
     ("budget above u64", {"budget_tokens": U64_MAX + 1}, "budget_tokens must be"),
     ("max_items negative", {"max_items": -5}, "max_items must be in 0..=18446744073709551615"),
-    ("w_relevance NaN", {"w_relevance": float("nan")}, "w_relevance must be finite"),
-    ("w_salience inf", {"w_salience": float("inf")}, "w_salience must be finite"),
-    ("w_recency -inf", {"w_recency": float("-inf")}, "w_recency must be finite"),
+    (
+        "relevance weight NaN",
+        {"weights": Weights(relevance=float("nan"))},
+        "weights.relevance must be finite",
+    ),
+    (
+        "salience weight inf",
+        {"weights": Weights(salience=float("inf"))},
+        "weights.salience must be finite",
+    ),
+    (
+        "recency weight -inf",
+        {"weights": Weights(recency=float("-inf"))},
+        "weights.recency must be finite",
+    ),
     (
         "half-life 0",
-        {"recency_half_life_days": 0.0},
-        "recency_half_life_days must be finite and > 0",
+        {"weights": Weights(recency_half_life_days=0.0)},
+        "weights.recency_half_life_days must be finite and > 0",
     ),
-    ("half-life negative", {"recency_half_life_days": -60}, "recency_half_life_days must be"),
-    ("half-life NaN", {"recency_half_life_days": float("nan")}, "recency_half_life_days"),
-    ("half-life inf", {"recency_half_life_days": float("inf")}, "recency_half_life_days"),
+    (
+        "half-life negative",
+        {"weights": Weights(recency_half_life_days=-60)},
+        "weights.recency_half_life_days must be",
+    ),
+    (
+        "half-life NaN",
+        {"weights": Weights(recency_half_life_days=float("nan"))},
+        "weights.recency_half_life_days",
+    ),
+    (
+        "half-life inf",
+        {"weights": Weights(recency_half_life_days=float("inf"))},
+        "weights.recency_half_life_days",
+    ),
+    (
+        "weight int too large for a float",
+        {"weights": Weights(salience=10**400)},
+        "weights.salience: int too large to convert to float",
+    ),
     # With several problems, all report the first in the documented order.
     (
         "int range before lengths",
@@ -558,32 +584,35 @@ BAD_VALUES: list[tuple[str, Args, str]] = [
     ),
     (
         "values before weights",
-        {"cand_relevance": np.full(2, -1, np.float32), "w_relevance": float("nan")},
+        {"cand_relevance": np.full(2, -1, np.float32), "weights": Weights(relevance=float("nan"))},
         "cand_relevance must be in [0, 1]",
     ),
 ]
 
-BAD_TYPES: list[tuple[str, Args]] = [
-    ("chain_ids list", {"chain_ids": [0, 1, 2]}),
-    ("chain_ids int32", {"chain_ids": np.arange(3, dtype=np.int32)}),
-    ("chain_ids big-endian", {"chain_ids": np.arange(3, dtype=">i8")}),
-    ("salience float64", {"salience": np.full(3, 0.5)}),
-    ("dup_key int64", {"dup_key": np.arange(3, dtype=np.int64)}),
-    ("flagged bool", {"flagged": np.zeros(3, dtype=bool)}),
-    ("cand_ids 2-d", {"cand_ids": np.zeros((2, 1), dtype=np.int64)}),
-    ("cand_matched None", {"cand_matched": None}),
-    ("now_us float", {"now_us": float(NOW)}),
-    ("has_query int", {"has_query": 1}),
-    ("exclude_flagged None", {"exclude_flagged": None}),
-    ("window_start_us float", {"window_start_us": 1.5}),
-    ("budget_tokens str", {"budget_tokens": "5"}),
-    ("w_recency str", {"w_recency": "0.15"}),
+BAD_TYPES: list[tuple[str, Args, str]] = [
+    ("chain_ids list", {"chain_ids": [0, 1, 2]}, "chain_ids"),
+    ("chain_ids int32", {"chain_ids": np.arange(3, dtype=np.int32)}, "chain_ids"),
+    ("chain_ids big-endian", {"chain_ids": np.arange(3, dtype=">i8")}, "chain_ids"),
+    ("salience float64", {"salience": np.full(3, 0.5)}, "salience"),
+    ("dup_key int64", {"dup_key": np.arange(3, dtype=np.int64)}, "dup_key"),
+    ("flagged bool", {"flagged": np.zeros(3, dtype=bool)}, "flagged"),
+    ("cand_ids 2-d", {"cand_ids": np.zeros((2, 1), dtype=np.int64)}, "cand_ids"),
+    ("cand_matched None", {"cand_matched": None}, "cand_matched"),
+    ("now_us float", {"now_us": float(NOW)}, "now_us"),
+    ("has_query int", {"has_query": 1}, "has_query"),
+    ("exclude_flagged None", {"exclude_flagged": None}, "exclude_flagged"),
+    ("window_start_us float", {"window_start_us": 1.5}, "window_start_us"),
+    ("budget_tokens str", {"budget_tokens": "5"}, "budget_tokens"),
+    ("recency weight str", {"weights": Weights(recency="0.15")}, "weights.recency"),  # type: ignore[arg-type]
+    ("weights a tuple", {"weights": (0.5, 0.3, 0.2, 60.0)}, "weights"),
+    # Types are all checked before any value: a later bad type wins over an earlier bad value.
+    ("type before value", {"now_us": -(2**70), "budget_tokens": "5"}, "budget_tokens"),
 ]
 
 
 def _outcome(fn: RankFn, args: Args) -> tuple[type[BaseException], str]:
     try:
-        fn(**args)
+        call(fn, args)
     except Exception as exc:
         return type(exc), str(exc)
     pytest.fail(f"{fn.__module__}.rank_and_pack accepted bad input")
@@ -594,19 +623,41 @@ def _outcome(fn: RankFn, args: Args) -> tuple[type[BaseException], str]:
     [(o, m) for _, o, m in BAD_VALUES],
     ids=[name for name, _, _ in BAD_VALUES],
 )
-def test_bad_values_raise_the_same_value_error(override: Args, message: str) -> None:
+def test_bad_values_raise_the_same_native_input_error(override: Args, message: str) -> None:
     outcomes = [_outcome(fn, BASE | override) for fn in IMPL_FNS]
-    assert outcomes[0][0] is ValueError
+    assert outcomes[0][0] is NativeInputError
+    assert issubclass(outcomes[0][0], ValueError)
     assert message in outcomes[0][1]
-    assert outcomes[0][1].split()[0] in PARAMS  # the message names the argument first
+    # The message names the attribute first.
+    assert outcomes[0][1].split()[0].split(".")[0].rstrip(":") in FIELDS
     assert outcomes[1] == outcomes[0]
     assert outcomes[2] == outcomes[0]
 
 
-@pytest.mark.parametrize("override", [o for _, o in BAD_TYPES], ids=[name for name, _ in BAD_TYPES])
-def test_bad_types_raise_type_error_everywhere(override: Args) -> None:
+@pytest.mark.parametrize(
+    ("override", "path"),
+    [(o, p) for _, o, p in BAD_TYPES],
+    ids=[name for name, _, _ in BAD_TYPES],
+)
+def test_bad_types_raise_native_type_error_naming_the_attribute(override: Args, path: str) -> None:
     for fn in IMPL_FNS:
-        assert _outcome(fn, BASE | override)[0] is TypeError
+        kind, message = _outcome(fn, BASE | override)
+        assert kind is NativeTypeError, (fn, message)
+        assert issubclass(kind, TypeError)
+        # "{path}: {reason}"; the reason is pyo3's or Python's own wording.
+        assert message.split(": ")[0] == path, (fn, message)
+
+
+@pytest.mark.parametrize("fn", IMPL_FNS, ids=IMPL_IDS)
+def test_a_missing_attribute_is_a_type_error(fn: RankFn) -> None:
+    request = SimpleNamespace(**BASE)
+    del request.weights
+    with pytest.raises(NativeTypeError, match=r"^request: .*'weights'") as info:
+        fn(request)
+    assert isinstance(info.value.__cause__, AttributeError)
+    nested = SimpleNamespace(**{**BASE, "weights": SimpleNamespace(relevance=0.5)})
+    with pytest.raises(NativeTypeError, match=r"^weights: .*'salience'"):
+        fn(nested)
 
 
 def test_the_base_of_the_bad_input_cases_is_valid() -> None:
@@ -637,5 +688,26 @@ def test_inputs_are_not_modified() -> None:
 
 def test_signatures_match() -> None:
     for fn in (REFERENCE, NUMPY):
-        assert tuple(inspect.signature(fn).parameters) == PARAMS
-    assert RUST.__text_signature__ == f"({', '.join(PARAMS)})"  # type: ignore[attr-defined]
+        assert tuple(inspect.signature(fn).parameters) == ("request",)
+    assert RUST.__text_signature__ == "(request)"  # type: ignore[attr-defined]
+
+
+# -- the server's wrapper ---------------------------------------------------------------------
+
+
+def test_ranking_wraps_one_native_call() -> None:
+    args = realistic_args(11, 2_000)
+    ranked = ranking.rank_and_pack(RankRequest(**args))
+    assert isinstance(ranked, ranking.Ranked)
+    assert_same(
+        call(REFERENCE, args), (ranked.positions, ranked.counts, ranked.scores, ranked.tokens_used)
+    )
+
+
+def test_default_weights_are_recalls_policy() -> None:
+    assert Weights() == Weights(W_RELEVANCE, W_SALIENCE, W_RECENCY, RECENCY_HALF_LIFE_DAYS)
+    request = RankRequest(**{**BASE, "weights": Weights()})
+    assert request.weights == Weights()
+    assert request.window_start_us is None
+    assert request.window_end_us is None
+    assert request.exclude_flagged is False

@@ -22,7 +22,7 @@ from tutor_memory.app.caches import LruCache
 from tutor_memory.app.executors import Executors
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.honesty.citations import BLOCK_NOTE
-from tutor_memory.domain.recall import block_text, scoring
+from tutor_memory.domain.recall import block_text
 from tutor_memory.domain.recall.block import (
     Block,
     BlockRequest,
@@ -50,6 +50,7 @@ from tutor_memory.domain.recall.candidates import (
     window_positions,
 )
 from tutor_memory.domain.recall.facts import Snapshot
+from tutor_memory.domain.recall.ranking import RankRequest, rank_and_pack
 from tutor_memory.domain.recall.record_mode import is_record_question
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
@@ -58,7 +59,6 @@ from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import ChainTable, RecallTables
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder
-from tutor_memory.native import _core
 from tutor_memory.store.protocols import EpisodeReads
 
 # Frames whose token count is remembered (see BlockBuilder._overhead): few distinct frames occur
@@ -233,29 +233,28 @@ class BlockBuilder:
         overhead = self._overhead(req, extras, record, window)
 
         cand_ids, cand_relevance, cand_matched = sets.arrays()
-        positions, counts, scores, _used = _core.rank_and_pack(
-            snap.ids,
-            snap.occurred_at_us,
-            snap.salience,
-            snap.dup_key,
-            snap.tokens,
-            snap.flagged,
-            cand_ids,
-            cand_relevance,
-            cand_matched,
-            req.now_us,
-            has_query or window is not None,
-            window.start_us if window else None,
-            window.end_us if window else None,
-            # The tutor's narrations of a period are not memories of it (R2.6).
-            window is not None or record,
-            max(0, req.budget_tokens - overhead),
-            MAX_MEMORIES,
-            scoring.W_RELEVANCE,
-            scoring.W_SALIENCE,
-            scoring.W_RECENCY,
-            scoring.RECENCY_HALF_LIFE_DAYS,
+        ranked = rank_and_pack(
+            RankRequest(
+                chain_ids=snap.ids,
+                occurred_at_us=snap.occurred_at_us,
+                salience=snap.salience,
+                dup_key=snap.dup_key,
+                tokens=snap.tokens,
+                flagged=snap.flagged,
+                cand_ids=cand_ids,
+                cand_relevance=cand_relevance,
+                cand_matched=cand_matched,
+                now_us=req.now_us,
+                has_query=has_query or window is not None,
+                window_start_us=window.start_us if window else None,
+                window_end_us=window.end_us if window else None,
+                # The tutor's narrations of a period are not memories of it (R2.6).
+                exclude_flagged=window is not None or record,
+                budget_tokens=max(0, req.budget_tokens - overhead),
+                max_items=MAX_MEMORIES,
+            )
         )
+        positions, counts, scores = ranked.positions, ranked.counts, ranked.scores
         timer.lap("rank")
         return positions, counts, scores, extras
 
