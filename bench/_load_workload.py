@@ -3,9 +3,9 @@
 Each student has a course file whose 40 concepts (the most one file may carry) start the
 subject map, then a year of history from bench_block's generator (questions, answers, checks
 right and wrong, taught notes); its taught notes add to the map and its checks on concepts of the
-map become beliefs, so a FULL block has its map, belief and earlier-work sections. The calls are FULL BuildBlock requests with
-bench_block's mixed queries, and AppendEpisode requests with episodes of the same generator,
-each spread over every student.
+map become beliefs, so a FULL block has its map, belief and earlier-work sections. The calls
+are FULL BuildBlock requests with bench_block's mixed queries, and AppendEpisode requests with
+episodes of the same generator, each spread over every student.
 """
 
 from __future__ import annotations

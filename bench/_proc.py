@@ -30,3 +30,12 @@ def memory_mib(pid: int) -> dict[str, float]:
             kib = int(value.split()[0])
             out[wanted[key]] = round(kib * BYTES_PER_KIB / 2**20, 1)
     return out
+
+
+def machine_busy_seconds() -> float:
+    """CPU time every core of the machine has spent busy since boot (all processes): with the
+    server's and ghz's own time subtracted, what else ran beside a benchmark run."""
+    # /proc/stat's first line: "cpu user nice system idle iowait irq softirq steal ...".
+    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / CLOCK_TICKS_PER_S

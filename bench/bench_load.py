@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import resource
 import statistics
@@ -45,7 +46,7 @@ from tests.integration.server_process import ServerProcess
 from bench import _ghz
 from bench import _load_workload as workload
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
-from bench._proc import cpu_seconds, memory_mib
+from bench._proc import cpu_seconds, machine_busy_seconds, memory_mib
 from bench._server import fresh_server_process
 from bench.bench_block import BUDGET, SEED
 from tutor_memory_client import ingest_messages
@@ -61,6 +62,7 @@ APPEND_SHARE = 0.6
 # callers (1, 2 and 8 connections at 1, 16 and 64), so that no single connection's flow control
 # is what is measured.
 CALLERS_PER_CONNECTION = 8
+CORES = os.cpu_count() or 1
 # Below the server's default block cap (2.5 s, `serve --block-cap-seconds`): see the docstring.
 CALL_TIMEOUT_S = 2.0
 # Seconds one fill call may take (the whole history streams through one IngestEpisodes).
@@ -144,6 +146,7 @@ def measure(
     pid = server.proc.pid
     print(f"load: {name} ...", file=sys.stderr)
     ghz_cpu = _children_cpu_seconds()
+    busy = machine_busy_seconds()
     server_cpu = cpu_seconds(pid)
     running = [
         _ghz.Running(load, protoset, server.target, work / f"report-{i}.json")
@@ -152,6 +155,7 @@ def measure(
     rpcs = [r.finish() for r in running]
     server_cpu = cpu_seconds(pid) - server_cpu
     ghz_cpu = _children_cpu_seconds() - ghz_cpu
+    busy = machine_busy_seconds() - busy
     calls = sum(r["calls"] for r in rpcs)
     return {
         "name": name,
@@ -163,6 +167,10 @@ def measure(
         "server_cpu_s": round(server_cpu, 2),
         "server_cpu_ms_per_call": round(1000 * server_cpu / calls, 2) if calls else None,
         "ghz_cpu_s": round(ghz_cpu, 2),
+        # The machine's cores are shared: CPU time everything else used during the run (other
+        # work on the machine, and this process), against seconds x cores available.
+        "other_cpu_s": round(max(busy - server_cpu - ghz_cpu, 0.0), 2),
+        "machine_cpu_s": round(max(r["seconds"] for r in rpcs) * CORES, 2),
         **memory_mib(pid),
     }
 
@@ -210,12 +218,12 @@ def run(settings: Settings) -> dict[str, Any]:
                 CALL_TIMEOUT_S,
             )
             runs = [
-                measure(f"BuildBlock, {c} callers", [reads(c)], server, protoset, work)
+                measure(f"BuildBlock, c={c}", [reads(c)], server, protoset, work)
                 for c in READ_CALLERS
             ]
             runs.append(
                 measure(
-                    f"mixed, {MIXED_CALLERS} callers",
+                    f"mixed, c={MIXED_CALLERS}",
                     [appends, reads(MIXED_CALLERS - appenders)],
                     server,
                     protoset,
@@ -250,7 +258,7 @@ def _rpc(run: dict[str, Any], method: str) -> dict[str, Any]:
 
 def targets(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The issue's targets against this run's figures."""
-    at_64 = next(r for r in runs if r["name"] == f"BuildBlock, {READ_CALLERS[-1]} callers")
+    at_64 = next(r for r in runs if r["callers"] == READ_CALLERS[-1] and len(r["rpcs"]) == 1)
     mixed = runs[-1]
     blocks = _rpc(at_64, "BuildBlock")
     rows = [
@@ -294,8 +302,9 @@ def table(result: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(
             (
                 r["name"],
-                f"server CPU {r['server_cpu_ms_per_call']} ms/call, RSS {r['rss_mib']:.0f} MiB, "
-                f"ghz CPU {r['ghz_cpu_s']} s",
+                f"server CPU {r['server_cpu_ms_per_call']} ms/call, RSS {r['rss_mib']:.0f} MiB; "
+                f"CPU s: server {r['server_cpu_s']}, ghz {r['ghz_cpu_s']}, other "
+                f"{r['other_cpu_s']} of {r['machine_cpu_s']}",
             )
         )
         for rpc in r["rpcs"]:
@@ -345,6 +354,19 @@ def markdown(result: dict[str, Any]) -> str:
                 f"{_ms(rpc['p50_ms'])} | {_ms(rpc['p95_ms'])} | {_ms(rpc['p99_ms'])} | "
                 f"{_errors(rpc)} | {r['server_cpu_ms_per_call']} | {r['rss_mib']:.0f} |"
             )
+    lines += [
+        "",
+        "Where the machine's CPU went during each run (seconds; the cores are shared with "
+        "whatever else runs on this machine, counted as other):",
+        "",
+        "| run | server | ghz | other | available (seconds x cores) |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['name']} | {r['server_cpu_s']} | {r['ghz_cpu_s']} | {r['other_cpu_s']} | "
+        f"{r['machine_cpu_s']} |"
+        for r in result["runs"]
+    ]
     lines += [
         "",
         "## Targets (issue 14)",
