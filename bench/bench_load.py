@@ -21,7 +21,8 @@ gives up on is a DEADLINE_EXCEEDED that ghz counts, never an OK reply marked `dr
 on the same machine as the server and its CPU time is reported too.
 
 Run: `.venv/bin/python -m bench.bench_load` (writes bench/results/load.json and load.md);
-`--quick` runs small chains for a few seconds per run (the test's mode, written as load-quick).
+`--quick` runs small chains for a few seconds per run (the test's mode, written as load-quick);
+`--episodes-per-student N` sets the chain length (written as load-N).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -400,14 +401,25 @@ def parser() -> argparse.ArgumentParser:
         help=f"{QUICK.episodes_per_student} episodes per student, {QUICK.run_seconds:g} s per "
         f"run, written as {QUICK_NAME}",
     )
+    p.add_argument(
+        "--episodes-per-student",
+        type=int,
+        default=None,
+        help=f"chain length (default {FULL.episodes_per_student}; results then named "
+        f"{NAME}-<length>)",
+    )
     p.add_argument("--out-dir", type=Path, default=RESULTS_DIR)
     return p
 
 
 def main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    result = run(QUICK if args.quick else FULL)
+    settings = QUICK if args.quick else FULL
     name = QUICK_NAME if args.quick else NAME
+    if args.episodes_per_student is not None:
+        settings = replace(settings, episodes_per_student=args.episodes_per_student)
+        name = f"{name}-{args.episodes_per_student}"
+    result = run(settings)
     print_table(table(result))
     write_results(name, result, args.out_dir)
     (args.out_dir / f"{name}.md").write_text(markdown(result), encoding="utf-8")
