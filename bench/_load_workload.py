@@ -79,15 +79,15 @@ def _definition(name: str) -> str:
     return f"{name.capitalize()} is the part of the {stem} unit that the exam asks about first."
 
 
-def chains(episodes_per_student: int, rng: random.Random) -> list[pb.NewEpisode]:
-    """Every student's history, one student after another, each in time order."""
+def chains(episodes_per_student: int, rng: random.Random) -> list[list[pb.NewEpisode]]:
+    """Every student's history, in time order."""
     out = []
     for index in range(STUDENTS):
         history = bench_block.history(episodes_per_student, rng)
         for episode in history:
             episode.student_id = student_id(index)
             episode.subject_id = SUBJECT
-        out += history
+        out.append(history)
     return out
 
 
