@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 
 from tutor_memory.api.auth import Caller, TokenBook
-from tutor_memory.api.status import status_of
+from tutor_memory.api.status import detail_of, status_of
 from tutor_memory.domain.errors import TutorMemoryError
 
 log = logging.getLogger("tutor_memory.rpc")
@@ -86,7 +86,7 @@ class CallGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     _CALLER.reset(token)
             except TutorMemoryError as exc:
                 code = status_of(exc)
-                await context.abort(code, str(exc))
+                await context.abort(code, detail_of(exc))
                 raise  # unreachable: abort raises
             except asyncio.CancelledError:
                 code = grpc.StatusCode.CANCELLED
