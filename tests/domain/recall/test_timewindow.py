@@ -278,3 +278,10 @@ def test_subject_dates_outside_the_record_name_no_window() -> None:
 def test_a_query_without_time_names_no_window() -> None:
     for query in ("What is osmosis?", "Explain the French Revolution", "ماذا أخطأت؟", ""):
         assert parse_time_window(query, NOW, ROME) is None
+
+
+def test_a_period_past_the_calendars_end_names_no_window() -> None:
+    # The last second of 9999 UTC is already year 10000 in Rome; this month ends in 10000.
+    last = 253_402_300_799 * 1_000_000
+    assert parse_time_window("what did we do this month?", last, "Europe/Rome") is None
+    assert parse_time_window("what did we do this year?", last - 86_400_000_000, "UTC") is None
