@@ -20,7 +20,11 @@ from tutor_memory.app.executors import Executors
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
-from tutor_memory.domain.recall.facts import RecallFacts, recall_facts, recall_row
+from tutor_memory.domain.recall.facts import (
+    RecallFacts,
+    recall_facts,
+    recall_row,
+)
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import RecallTables
 from tutor_memory.index.vectors import VectorIndex
@@ -106,7 +110,7 @@ class Ledger:
         vectors = self._embedder.embed([ep.embedding_text() for ep in episodes])
         facts = recall_facts(episodes, self._counter)
         return PreparedBatch(
-            [PreparedEpisode(ep, vectors[i], facts[i].terms) for i, ep in enumerate(episodes)],
+            [PreparedEpisode(ep, vectors[i], facts[i]) for i, ep in enumerate(episodes)],
             facts,
         )
 
