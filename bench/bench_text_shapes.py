@@ -133,6 +133,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before", type=Path, help="JSON of an earlier run, shown beside")
     args = parser.parse_args()
+    # The commit of the code this run measures: taken before the cases run, since modules are
+    # imported once, here.
+    meta = run_metadata()
     _warm_up()
     before: dict[tuple[str, str], dict[str, Any]] = {}
     before_meta: dict[str, Any] = {}
@@ -156,7 +159,7 @@ def main() -> None:
                 row["before_cap_seconds"] = before[(entry, shape)]["cap_seconds"]
             rows.append(row)
             print(f"{shape:<36} {entry:<42} {_cell(seconds, args.cap)}", flush=True)
-    result = {"meta": run_metadata(), "before_meta": before_meta or None, "rows": rows}
+    result = {"meta": meta, "before_meta": before_meta or None, "rows": rows}
     write_results(NAME, result)
     _write_table(result)
     print_table(
