@@ -9,20 +9,25 @@ CLIENT_SOURCES := clients/python/pyproject.toml
 # Go and Node tooling for the Go and TypeScript clients and the proto checks, pinned by these
 # files and installed inside the repository (scripts/install_client_tools.sh).
 GO_TOOLS := .tools/bin/.installed
-GO_TOOL_PINS := $(wildcard scripts/tools/*/go.mod scripts/tools/*/go.sum) clients/go/go.mod clients/go/go.sum
+GO_TOOL_PINS := $(foreach tool,protoc-plugins buf,$(addprefix scripts/tools/$(tool)/,go.mod go.sum)) \
+  clients/go/go.mod clients/go/go.sum
 NODE_TOOLS := clients/typescript/node_modules/.installed
+# ghz, the gRPC load generator that bench/bench_load.py drives, pinned the same way. Only the load
+# benchmark and its test use it, so `make serve` never needs it.
+LOAD_TOOLS := .tools/bin/ghz
+LOAD_TOOL_PINS := scripts/tools/ghz/go.mod scripts/tools/ghz/go.sum
 # Every folder of generated code; `make proto` rewrites them all.
 GENERATED := server/tutor_memory/_proto clients/python/tutor_memory_client/_proto \
   clients/go/memoryv1 clients/typescript/src/gen
 SERVE_ARGS ?=
 
-.PHONY: serve test setup install model client-tools proto proto-check proto-release lint bench eval clean
+.PHONY: serve test setup install model client-tools load-tools proto proto-check proto-release lint bench eval clean
 
 serve: setup
 	$(BIN)/tutor-memory serve $(SERVE_ARGS)
 
 # pytest exits 5 when it collected no test: that is a failure here, never a pass.
-test: setup
+test: setup load-tools
 	cargo test --quiet --manifest-path rust_core/Cargo.toml
 	$(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
@@ -56,6 +61,12 @@ $(NODE_TOOLS): clients/typescript/package-lock.json scripts/install_client_tools
 	bash scripts/install_client_tools.sh node
 	touch $@
 
+load-tools: $(LOAD_TOOLS)
+
+$(LOAD_TOOLS): $(LOAD_TOOL_PINS) scripts/install_client_tools.sh
+	bash scripts/install_client_tools.sh ghz
+	touch $@
+
 # Regenerates every stub from proto/, for Python, Go and TypeScript (see scripts/gen_proto.sh).
 proto: $(INSTALLED) client-tools
 	PYTHON=$(PY) bash scripts/gen_proto.sh
@@ -79,11 +90,12 @@ lint: $(INSTALLED) client-tools
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(PY) -m mypy.stubtest tutor_memory.native._core
+	$(BIN)/lint-imports
 	cargo fmt --check --manifest-path rust_core/Cargo.toml
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 	bash scripts/lint_clients.sh
 
-bench: setup
+bench: setup load-tools
 	$(PY) -m bench.bench_ingest
 	$(PY) -m bench.bench_embed
 	$(PY) -m bench.bench_rank
@@ -91,6 +103,7 @@ bench: setup
 	$(PY) -m bench.bench_file_ingest
 	$(PY) -m bench.bench_consolidate
 	$(PY) -m bench.bench_merge_threshold
+	$(PY) -m bench.bench_load
 
 # The two evaluations of SPEC §9 and issue 6: the four-version ablation over 45 generated
 # histories (run twice, for determinism) and LoCoMo evidence recall (dev and held-out splits).

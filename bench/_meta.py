@@ -57,11 +57,14 @@ def _cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def write_results(name: str, result: dict[str, Any]) -> Path:
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    path = RESULTS_DIR / f"{name}.json"
+def write_results(name: str, result: dict[str, Any], directory: Path = RESULTS_DIR) -> Path:
+    """Writes `<directory>/<name>.json`; another directory keeps a trial run (a test's) from
+    overwriting the committed results."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
     path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {path.relative_to(REPO_ROOT)}", file=sys.stderr)
+    shown = path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path
+    print(f"wrote {shown}", file=sys.stderr)
     return path
 
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
-from tests.integration.server_process import ServerProcess
+from tests.helpers.server_process import ServerProcess
 
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 

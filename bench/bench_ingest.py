@@ -23,7 +23,7 @@ import numpy as np
 
 from bench._meta import REPO_ROOT, print_table, run_metadata, write_results
 from bench._server import fresh_server
-from tutor_memory.api.servicer import INGEST_CHUNK
+from tutor_memory.app.ingest import INGEST_CHUNK
 from tutor_memory_client import ITEMS_PER_MESSAGE, ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 

@@ -7,18 +7,23 @@ unknown ids, about 5% of occurrences matching the query. Two scenarios: a query 
 (the filter keeps ~5%) and no query (every candidate is scored and ranked). All three
 implementations must return the same result before any is timed.
 
-The Python<->Rust crossing (argument extraction, borrowing nine arrays, releasing the GIL,
-building three result arrays) is measured on its own with a one-episode, one-candidate input.
+The Python<->Rust crossing (reading the request's attributes, borrowing nine arrays, releasing
+the GIL, building three result arrays) is measured on its own with a one-episode, one-candidate
+input, twice: the native call alone with a request built beforehand, and what the server pays per
+turn, building the ``RankRequest`` and calling ``ranking.rank_and_pack`` (which wraps the result in
+a ``Ranked``).
 
 Run from the repository root::
 
     .venv/bin/python -m bench.bench_rank
 
-Prints a table and writes ``bench/results/rank.json``.
+Prints a table and writes ``bench/results/rank.json`` and ``rank.md``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import gc
 import math
 import statistics
@@ -30,13 +35,9 @@ import numpy as np
 import numpy.typing as npt
 
 from bench import rank_numpy
-from bench._meta import print_table, run_metadata, write_results
-from tutor_memory.domain.recall.scoring import (
-    RECENCY_HALF_LIFE_DAYS,
-    W_RECENCY,
-    W_RELEVANCE,
-    W_SALIENCE,
-)
+from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
+from tutor_memory.domain.recall import ranking
+from tutor_memory.domain.recall.ranking import RankRequest, Weights
 from tutor_memory.native import _core, _reference
 
 SEED = 20_261_130
@@ -64,7 +65,7 @@ WARMUP = 3
 CROSSING_RUNS = 20_000
 
 Args = dict[str, Any]
-RankFn = Callable[..., tuple[Any, Any, Any, int]]
+RankFn = Callable[[RankRequest], tuple[Any, Any, Any, int]]
 IMPLS: dict[str, RankFn] = {
     "rust": _core.rank_and_pack,
     "numpy": rank_numpy.rank_and_pack,
@@ -123,32 +124,27 @@ def build_candidates(rng: np.random.Generator, chain_ids: npt.NDArray[np.int64])
     }
 
 
-def request(has_query: bool) -> Args:
-    return {
-        "now_us": NOW_US,
-        "has_query": has_query,
-        "window_start_us": None,
-        "window_end_us": None,
-        "exclude_flagged": False,
-        "budget_tokens": BUDGET_TOKENS,
-        "max_items": MAX_ITEMS,
-        "w_relevance": W_RELEVANCE,
-        "w_salience": W_SALIENCE,
-        "w_recency": W_RECENCY,
-        "recency_half_life_days": RECENCY_HALF_LIFE_DAYS,
-    }
+def request(arrays: Args, has_query: bool) -> RankRequest:
+    """The request recall builds: the server's own weights, no time window."""
+    return RankRequest(
+        **arrays,
+        now_us=NOW_US,
+        has_query=has_query,
+        budget_tokens=BUDGET_TOKENS,
+        max_items=MAX_ITEMS,
+    )
 
 
-def time_calls(fn: RankFn, args: Args, runs: int) -> list[float]:
+def time_calls(call: Callable[[], object], runs: int) -> list[float]:
     """Milliseconds per call, with the garbage collector paused as it would skew Python most."""
     for _ in range(WARMUP):
-        fn(**args)
+        call()
     samples: list[float] = []
     gc.disable()
     try:
         for _ in range(runs):
             start = time.perf_counter_ns()
-            fn(**args)
+            call()
             samples.append((time.perf_counter_ns() - start) / 1e6)
     finally:
         gc.enable()
@@ -169,11 +165,11 @@ def summary(samples: list[float]) -> dict[str, Any]:
     }
 
 
-def check_agreement(args: Args) -> int:
+def check_agreement(req: RankRequest) -> int:
     """All three return the same result; returns how many items were packed."""
-    expected = _reference.rank_and_pack(**args)
+    expected = _reference.rank_and_pack(req)
     for name in ("rust", "numpy"):
-        got = IMPLS[name](**args)
+        got = IMPLS[name](req)
         if not (
             np.array_equal(got[0], expected[0])
             and np.array_equal(got[1], expected[1])
@@ -195,14 +191,35 @@ def crossing_overhead() -> dict[str, Any]:
         "cand_ids": np.array([7], dtype=np.int64),
         "cand_relevance": np.array([1.0], dtype=np.float32),
         "cand_matched": np.array([1], dtype=np.uint8),
-        **request(True),
     }
-    samples = [ms * 1000 for ms in time_calls(_core.rank_and_pack, tiny, CROSSING_RUNS)]
-    return {
-        "runs": len(samples),
-        "median_us": round(statistics.median(samples), 2),
-        "p95_us": round(p95(samples), 2),
-    }
+    built = request(tiny, True)
+    weights = Weights()
+
+    def per_turn() -> ranking.Ranked:
+        # What BlockBuilder does per turn: build the request, call, wrap the result.
+        return ranking.rank_and_pack(
+            RankRequest(
+                **tiny,
+                now_us=NOW_US,
+                has_query=True,
+                budget_tokens=BUDGET_TOKENS,
+                max_items=MAX_ITEMS,
+                weights=weights,
+            )
+        )
+
+    results = {}
+    for name, call in (
+        ("native_call", lambda: _core.rank_and_pack(built)),
+        ("request_and_call", per_turn),
+    ):
+        samples = [ms * 1000 for ms in time_calls(call, CROSSING_RUNS)]
+        results[name] = {
+            "runs": len(samples),
+            "median_us": round(statistics.median(samples), 2),
+            "p95_us": round(p95(samples), 2),
+        }
+    return results
 
 
 def run() -> dict[str, Any]:
@@ -215,9 +232,12 @@ def run() -> dict[str, Any]:
 
     scenarios = []
     for name, has_query in (("query, ~5% matched", True), ("no query", False)):
-        args = {**chain, **candidates, **request(has_query)}
-        packed = check_agreement(args)
-        results = {impl: summary(time_calls(fn, args, RUNS[impl])) for impl, fn in IMPLS.items()}
+        req = request({**chain, **candidates}, has_query)
+        packed = check_agreement(req)
+        results = {
+            impl: summary(time_calls(functools.partial(fn, req), RUNS[impl]))
+            for impl, fn in IMPLS.items()
+        }
         rust_ms = results["rust"]["median_ms"]
         scenarios.append(
             {
@@ -244,12 +264,7 @@ def run() -> dict[str, Any]:
         ],
         "budget_tokens": BUDGET_TOKENS,
         "max_items": MAX_ITEMS,
-        "weights": {
-            "w_relevance": W_RELEVANCE,
-            "w_salience": W_SALIENCE,
-            "w_recency": W_RECENCY,
-            "recency_half_life_days": RECENCY_HALF_LIFE_DAYS,
-        },
+        "weights": dataclasses.asdict(Weights()),
         "scenarios": scenarios,
         "crossing_overhead": crossing_overhead(),
     }
@@ -282,21 +297,34 @@ def table(result: dict[str, Any]) -> list[tuple[str, str]]:
                 f"{scenario['numpy_over_rust']}x, {scenario['python_over_rust']}x",
             )
         )
-    crossing = result["crossing_overhead"]
-    rows.append(
-        (
-            "crossing overhead (1 episode, 1 candidate)",
-            f"median {crossing['median_us']:.2f} us   p95 {crossing['p95_us']:.2f} us   "
-            f"({crossing['runs']} runs)",
+    labels = {
+        "native_call": "crossing: native call, request built (1 episode, 1 candidate)",
+        "request_and_call": "crossing: build RankRequest + ranking.rank_and_pack",
+    }
+    for key, crossing in result["crossing_overhead"].items():
+        rows.append(
+            (
+                labels[key],
+                f"median {crossing['median_us']:.2f} us   p95 {crossing['p95_us']:.2f} us   "
+                f"({crossing['runs']} runs)",
+            )
         )
-    )
     return rows
+
+
+def markdown(rows: list[tuple[str, str]]) -> str:
+    """The printed table as Markdown, for ``bench/results/rank.md``."""
+    lines = ["# rank_and_pack: Rust core vs numpy vs pure Python", "", "| | |", "|---|---|"]
+    lines += [f"| {name.strip() or ' '} | {value.strip()} |" for name, value in rows]
+    return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     result = run()
-    print_table(table(result))
+    rows = table(result)
+    print_table(rows)
     write_results("rank", result)
+    (RESULTS_DIR / "rank.md").write_text(markdown(rows), encoding="utf-8")
     return 0
 
 

@@ -1,10 +1,12 @@
 """``rank_and_pack`` vectorised with numpy: the benchmark's middle contender.
 
-The server calls the Rust core (:func:`tutor_memory.native._core.rank_and_pack`); this version
-exists so that ``bench/bench_rank.py`` can show what the best plain-numpy code costs next to it.
-It has the same signature, semantics, results and error messages
-(``tests/parity/test_rank_parity.py``);
-see ``tutor_memory/native/_core.pyi`` for the semantics.
+The server calls the Rust core (:func:`tutor_memory.native._core.rank_and_pack`, through
+:func:`tutor_memory.domain.recall.ranking.rank_and_pack`); this version exists so that
+``bench/bench_rank.py`` can show what the best plain-numpy code costs next to it. It takes the same
+request, and has the same semantics, results and errors (``tests/parity/test_rank_parity.py``);
+see ``tutor_memory/native/_core.pyi`` for the semantics. Reading the request and checking its
+integer ranges is the pure-Python reference's (:func:`~tutor_memory.native._reference.
+read_rank_request`, O(1) per attribute); the arrays' contents are checked here, vectorised.
 
 Only packing is a Python loop, because greedy packing that skips what does not fit is
 sequential; it works on windows of the ranked survivors, so it costs one numpy call per run of
@@ -14,49 +16,22 @@ items taken or skipped, never one Python step per candidate.
 from __future__ import annotations
 
 import math
-import operator
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
 
+from tutor_memory.native._core import NativeInputError
+from tutor_memory.native._reference import read_rank_request
+
+if TYPE_CHECKING:
+    from tutor_memory.native._core import _RankRequest
+
 __all__ = ["rank_and_pack"]
 
 _US_PER_DAY: Final = 86_400_000_000
-_I64_MIN: Final = -(1 << 63)
-_I64_MAX: Final = (1 << 63) - 1
-_U64_MAX: Final = (1 << 64) - 1
-_I128_MIN: Final = -(1 << 127)
-_I128_MAX: Final = (1 << 127) - 1
 # Survivors examined per numpy call while packing; doubled while nothing fits.
 _PACK_WINDOW: Final = 64
-
-
-def _array(name: str, value: object, dtype: type[np.generic]) -> None:
-    expected = np.dtype(dtype)
-    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype == expected:
-        return
-    got = f"{value.ndim}-d {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
-    raise TypeError(f"{name} must be a 1-d numpy array of {expected}, got {got}")
-
-
-def _bool(value: object) -> bool:
-    if isinstance(value, bool | np.bool_):
-        return bool(value)
-    raise TypeError(f"expected bool, got {type(value).__name__}")
-
-
-def _float(value: object) -> float:
-    if isinstance(value, str | bytes | bytearray):
-        raise TypeError(f"must be real number, not {type(value).__name__}")
-    return float(value)  # type: ignore[arg-type]
-
-
-def _in_range(field: str, value: int, lo: int, hi: int) -> int:
-    if lo <= value <= hi:
-        return value
-    got = str(value) if _I128_MIN <= value <= _I128_MAX else "an integer wider than 128 bits"
-    raise ValueError(f"{field} must be in {lo}..={hi}, got {got}")
 
 
 def _first_outside_unit_range(values: npt.NDArray[np.float32]) -> int | None:
@@ -65,59 +40,17 @@ def _first_outside_unit_range(values: npt.NDArray[np.float32]) -> int | None:
 
 
 def rank_and_pack(
-    chain_ids: npt.NDArray[np.int64],
-    occurred_at_us: npt.NDArray[np.int64],
-    salience: npt.NDArray[np.float32],
-    dup_key: npt.NDArray[np.uint64],
-    tokens: npt.NDArray[np.uint32],
-    flagged: npt.NDArray[np.uint8],
-    cand_ids: npt.NDArray[np.int64],
-    cand_relevance: npt.NDArray[np.float32],
-    cand_matched: npt.NDArray[np.uint8],
-    now_us: int,
-    has_query: bool,
-    window_start_us: int | None,
-    window_end_us: int | None,
-    exclude_flagged: bool,
-    budget_tokens: int,
-    max_items: int,
-    w_relevance: float,
-    w_salience: float,
-    w_recency: float,
-    recency_half_life_days: float,
+    request: _RankRequest,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], int]:
     """Rank one turn's candidates and pack the best into the token budget (numpy version)."""
     # Checks in the reference's order: types, integer ranges, then the arrays' contents.
-    arrays: list[tuple[str, object, type[np.generic]]] = [
-        ("chain_ids", chain_ids, np.int64),
-        ("occurred_at_us", occurred_at_us, np.int64),
-        ("salience", salience, np.float32),
-        ("dup_key", dup_key, np.uint64),
-        ("tokens", tokens, np.uint32),
-        ("flagged", flagged, np.uint8),
-        ("cand_ids", cand_ids, np.int64),
-        ("cand_relevance", cand_relevance, np.float32),
-        ("cand_matched", cand_matched, np.uint8),
-    ]
-    for name, value, dtype in arrays:
-        _array(name, value, dtype)
-    now = operator.index(now_us)
-    query = _bool(has_query)
-    start = None if window_start_us is None else operator.index(window_start_us)
-    end = None if window_end_us is None else operator.index(window_end_us)
-    skip_flagged = _bool(exclude_flagged)
-    budget = operator.index(budget_tokens)
-    limit = operator.index(max_items)
-    w_rel, w_sal, w_rec = _float(w_relevance), _float(w_salience), _float(w_recency)
-    half_life_days = _float(recency_half_life_days)
-
-    now = _in_range("now_us", now, _I64_MIN, _I64_MAX)
-    if start is not None:
-        start = _in_range("window_start_us", start, _I64_MIN, _I64_MAX)
-    if end is not None:
-        end = _in_range("window_end_us", end, _I64_MIN, _I64_MAX)
-    budget = _in_range("budget_tokens", budget, 0, _U64_MAX)
-    limit = _in_range("max_items", limit, 0, _U64_MAX)
+    r = read_rank_request(request)
+    chain_ids, occurred_at_us, salience = r.chain_ids, r.occurred_at_us, r.salience
+    dup_key, tokens, flagged = r.dup_key, r.tokens, r.flagged
+    cand_ids, cand_relevance, cand_matched = r.cand_ids, r.cand_relevance, r.cand_matched
+    now, start, end = r.now_us, r.window_start_us, r.window_end_us
+    budget, limit = r.budget_tokens, r.max_items
+    w_rel, w_sal, w_rec, half_life_days = r.weights
 
     n, m = chain_ids.size, cand_ids.size
     lengths = [
@@ -131,25 +64,29 @@ def rank_and_pack(
     ]
     for name, length, like, expected in lengths:
         if length != expected:
-            raise ValueError(
+            raise NativeInputError(
                 f"{name} has {length} items, expected {expected} (one per item of {like})"
             )
     descents = np.flatnonzero(chain_ids[1:] <= chain_ids[:-1])
     if descents.size:
         i = int(descents[0]) + 1
-        raise ValueError(
+        raise NativeInputError(
             "chain_ids must be strictly ascending, "
             f"but chain_ids[{i}] = {chain_ids[i]} follows {chain_ids[i - 1]}"
         )
     for name, values in (("salience", salience), ("cand_relevance", cand_relevance)):
         index = _first_outside_unit_range(values)
         if index is not None:
-            raise ValueError(f"{name} must be in [0, 1], but {name}[{index}] is not")
-    for name, w in (("w_relevance", w_rel), ("w_salience", w_sal), ("w_recency", w_rec)):
+            raise NativeInputError(f"{name} must be in [0, 1], but {name}[{index}] is not")
+    for name, w in (
+        ("weights.relevance", w_rel),
+        ("weights.salience", w_sal),
+        ("weights.recency", w_rec),
+    ):
         if not math.isfinite(w):
-            raise ValueError(f"{name} must be finite")
+            raise NativeInputError(f"{name} must be finite")
     if not (math.isfinite(half_life_days) and half_life_days > 0.0):
-        raise ValueError("recency_half_life_days must be finite and > 0")
+        raise NativeInputError("weights.recency_half_life_days must be finite and > 0")
 
     # 1. Union: ids to chain positions, merged over dense per-position arrays.
     found = np.searchsorted(chain_ids, cand_ids)
@@ -171,13 +108,13 @@ def rank_and_pack(
         keep &= at >= start
     if end is not None:
         keep &= at < end
-    if skip_flagged:
+    if r.exclude_flagged:
         keep &= flagged[cand] == 0
     cand = cand[keep]
 
     # 3. Relevance filter: with a query and a match, non-matches are discarded.
     hits = any_match[cand]
-    if query and hits.any():
+    if r.has_query and hits.any():
         cand = cand[hits]
 
     # 4. Score and rank. The age is exact in uint64 (an int64 difference can overflow) and

@@ -6,6 +6,8 @@
 #         modules clients/go needs, so tests run without the network.
 #   node  clients/typescript/node_modules from its package-lock.json (npm ci): @grpc/grpc-js,
 #         ts-proto, typescript.
+#   ghz   the gRPC load generator of bench/bench_load.py (scripts/tools/ghz/go.mod) into
+#         .tools/bin; only the load benchmark and its test need it (`make load-tools`).
 # Fails with a clear message when a toolchain is missing or too old.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +51,13 @@ install_go() {
   GOFLAGS=-mod=readonly "$go" -C "$here/clients/go" mod download
 }
 
+install_ghz() {
+  local go
+  go=$(find_go)
+  mkdir -p "$here/.tools/bin"
+  GOBIN="$here/.tools/bin" GOFLAGS=-mod=readonly "$go" -C "$here/scripts/tools/ghz" install tool
+}
+
 install_node() {
   command -v node >/dev/null && command -v npm >/dev/null \
     || need "Node.js $NODE_MIN or newer (with npm) is needed for the TypeScript client: install it and put 'node' and 'npm' on PATH"
@@ -61,6 +70,7 @@ install_node() {
 case "${1:-}" in
   go) install_go ;;
   node) install_node ;;
+  ghz) install_ghz ;;
   go-path) find_go ;;
-  *) need "usage: $0 go|node|go-path" ;;
+  *) need "usage: $0 go|node|ghz|go-path" ;;
 esac

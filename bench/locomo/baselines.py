@@ -11,6 +11,9 @@ same block and budget the server fills, so all methods are compared at equal bud
   ranked; ties go to the newer turn.
 - Vector: FAISS IndexFlatIP (exact cosine; the vectors are unit length) over the embeddings the
   server stored, the question embedded by the project's embedder in this process.
+- Hybrid: the BM25 and vector rankings fused by reciprocal rank (`bench.locomo.fusion`, k = 60),
+  the usual strong baseline of lexical plus dense retrieval. It ranks every turn: those no BM25
+  term matches still come in by their vector rank.
 - Recency: the most recent turns first (occurred_at, then chain position), whatever the question.
 """
 
@@ -29,10 +32,11 @@ from tutor_memory.domain.text.words import words
 
 # The store's own quoting of a chain-prefixed term, so the query reads its index exactly as the
 # server writes it (a private helper: a second copy of the format could drift from it silently).
-from tutor_memory.store.sqlite.store import _fts_phrase
+from tutor_memory.store.sqlite.store import fts_phrase
 
 BM25 = "bm25"
 VECTOR = "vector"
+HYBRID = "hybrid"
 RECENCY = "recency"
 
 
@@ -76,7 +80,7 @@ class ChainReader:
         terms = list(dict.fromkeys(words(question)))
         if not terms:
             return []
-        query = " OR ".join(_fts_phrase(self.chain_id, t) for t in terms)
+        query = " OR ".join(fts_phrase(self.chain_id, t) for t in terms)
         rows = self._conn.execute(
             "SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? "
             "ORDER BY bm25(episode_fts), rowid DESC",

@@ -18,8 +18,8 @@ from bench.locomo.dataset import LOCOMO_FILE, Conversation, load_conversations
 from bench.locomo.ingest import SUBJECT
 from bench.locomo.report import markdown
 from bench.locomo.run import BUDGETS, RECALL_AT, Options, run_conversation
-from tutor_memory.api.server import load_embedder
 from tutor_memory.app.config import ServerConfig
+from tutor_memory.app.root import load_embedder
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.models.tokenizers import load_counter
 

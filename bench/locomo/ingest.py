@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 
 from bench.locomo.dataset import Conversation, Turn
-from tutor_memory.domain.episodes import MAX_SUMMARY_CHARS
+from tutor_memory.domain.limits import MAX_SUMMARY_CHARS
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from tutor_memory.app.blocks import MAX_MEMORIES
 from tutor_memory.domain.episodes import Kind
 from tutor_memory.domain.recall import block_text as render
-from tutor_memory.models.tokenizers import TokenCounter
+from tutor_memory.domain.recall.block import HOW_TO_USE, earlier_work, text_of
+from tutor_memory.domain.recall.candidates import MAX_MEMORIES
+from tutor_memory.domain.tokens import TokenCounter
 
 UTC_ZONE = ZoneInfo("UTC")
 
@@ -34,11 +35,8 @@ class StoredTurn:
 
 
 def block_text(lines: Sequence[str]) -> str:
-    """The text of a block showing `lines` as earlier work, as the server composes it."""
-    shown = list(lines) or [render.NOTHING_YET]
-    return "\n".join(
-        [render.HEADER, f"{render.EARLIER_WORK_TITLE}:", *shown, render.HOW_TO_USE, render.FOOTER]
-    )
+    """The text of a block showing `lines` as earlier work, composed by the server's own code."""
+    return text_of([earlier_work(lines), HOW_TO_USE])
 
 
 class BlockPacker:

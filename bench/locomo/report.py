@@ -23,7 +23,9 @@ METHOD_NOTES = (
     "time; a collapsed memory counts for every episode it stands for.",
     "- bm25: FTS5 bm25() over the store's own index (the words the server indexed, one "
     "occurrence each) with every word of the question; vector: exact FAISS inner product over "
-    "the stored embeddings, the question embedded by the same model; recency: newest turns first.",
+    "the stored embeddings, the question embedded by the same model; hybrid: the bm25 and vector "
+    "rankings fused by reciprocal rank, 1 / (60 + rank) summed (Cormack et al. 2009; k = 60 as "
+    "published, not tuned); recency: newest turns first.",
     "- Every baseline fills the server's block (same frame, lines, token counter, cap of "
     "memories and packing rule) at the same budget; plain recall@k ignores the budget.",
 )

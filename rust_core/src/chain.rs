@@ -2,12 +2,15 @@
 //!
 //! This is the ledger's tamper evidence: every stored hash depends on these exact bytes, so the
 //! encoding must never change silently. It is versioned by its domain tag, mirrored in
-//! `tutor_memory/_reference.py`, and pinned by a fixed test vector here and in `tests/parity`.
+//! `tutor_memory/native/_reference.py`, and pinned by the test vectors of
+//! `rust_core/tests/vectors/episode_hash.json`, which `cargo test` and `tests/parity` both read.
 //! A deliberate change needs a new domain tag, not an edit of this one.
 //!
 //! Every variable-length field carries a `u32` big-endian length (strings as UTF-8 bytes) and
 //! every list a `u32` count, so no two distinct episodes share an encoding: without the prefix,
 //! moving a character from `summary` to `text` would leave the bytes, and the hash, unchanged.
+//! Floats are canonical (see [`canonical_f64`]), so a value that a store gives back in another
+//! representation of the same number still hashes as it did.
 
 use sha2::{Digest, Sha256};
 
@@ -20,6 +23,9 @@ pub const EPISODE_DOMAIN_TAG: &str = "tutor-memory/episode/v1";
 /// Length of `prev_hash` and of the returned digest (SHA-256).
 pub const HASH_LEN: usize = 32;
 
+/// The `prev_hash` of the first episode of every chain.
+pub const GENESIS_HASH: [u8; HASH_LEN] = [0; HASH_LEN];
+
 /// One citation of source material backing an episode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Evidence<'a> {
@@ -28,13 +34,14 @@ pub struct Evidence<'a> {
     pub fingerprint: &'a str,
 }
 
-/// Borrowed view of one ledger episode, in canonical field order.
+/// Borrowed view of one ledger episode's hashed content, in canonical field order.
 ///
-/// A struct rather than a 19-argument function so call sites name every field: two adjacent
+/// A struct rather than an 18-argument function so call sites name every field: two adjacent
 /// `&str` or `i64` fields swapped by position would still compile and silently change the hash.
+/// The link to the previous episode is not part of it: [`Self::hash`] takes it, so one record
+/// can be hashed after the stored `prev_hash` or after a recomputed one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EpisodeRecord<'a> {
-    pub prev_hash: &'a [u8; HASH_LEN],
     pub tenant: &'a str,
     pub student: &'a str,
     pub subject: &'a str,
@@ -59,35 +66,40 @@ impl EpisodeRecord<'_> {
     /// The canonical byte encoding that [`Self::hash`] digests.
     ///
     /// # Errors
-    /// [`ChainError::TooLong`] / [`ChainError::TooMany`] if a field or list exceeds what its
-    /// `u32` prefix can express.
-    pub fn encode(&self) -> Result<Vec<u8>, ChainError> {
+    /// [`ChainError::NotANumber`] for a NaN float; [`ChainError::TooLong`] /
+    /// [`ChainError::TooMany`] if a field or list exceeds what its `u32` prefix can express.
+    pub fn encode(&self, prev_hash: &[u8; HASH_LEN]) -> Result<Vec<u8>, ChainError> {
+        let salience = canonical_f64("salience", self.salience)?;
+        let mastery = self
+            .predicted_mastery
+            .map(|m| canonical_f64("check.predicted_mastery", m))
+            .transpose()?;
         let mut enc = Encoder(Vec::with_capacity(self.size_hint()));
-        enc.str(EPISODE_DOMAIN_TAG)?;
-        enc.bytes(self.prev_hash)?;
-        enc.str(self.tenant)?;
-        enc.str(self.student)?;
-        enc.str(self.subject)?;
+        enc.str("domain tag", EPISODE_DOMAIN_TAG)?;
+        enc.bytes("prev_hash", prev_hash)?;
+        enc.str("chain.tenant", self.tenant)?;
+        enc.str("chain.student", self.student)?;
+        enc.str("chain.subject", self.subject)?;
         enc.raw(&self.seq.to_be_bytes());
-        enc.str(self.kind)?;
-        enc.str(self.summary)?;
-        enc.str(self.text)?;
-        enc.count(self.concepts.len())?;
+        enc.str("kind", self.kind)?;
+        enc.str("summary", self.summary)?;
+        enc.str("text", self.text)?;
+        enc.count("concepts", self.concepts.len())?;
         for concept in self.concepts {
-            enc.str(concept)?;
+            enc.str("concepts", concept)?;
         }
-        enc.raw(&self.salience.to_bits().to_be_bytes());
+        enc.raw(&salience.to_bits().to_be_bytes());
         enc.raw(&self.occurred_at_us.to_be_bytes());
         enc.raw(&self.recorded_at_us.to_be_bytes());
-        enc.count(self.evidence.len())?;
+        enc.count("evidence", self.evidence.len())?;
         for item in self.evidence {
-            enc.str(item.file_id)?;
+            enc.str("evidence.file_id", item.file_id)?;
             enc.raw(&item.page.to_be_bytes());
-            enc.str(item.fingerprint)?;
+            enc.str("evidence.file_fingerprint", item.fingerprint)?;
         }
-        enc.str(self.check_outcome)?;
-        enc.str(self.check_topic)?;
-        match self.predicted_mastery {
+        enc.str("check.outcome", self.check_outcome)?;
+        enc.str("check.topic", self.check_topic)?;
+        match mastery {
             None => enc.raw(&[0x00]),
             Some(mastery) => {
                 enc.raw(&[0x01]);
@@ -96,16 +108,16 @@ impl EpisodeRecord<'_> {
         }
         enc.raw(&self.quiz_correct.to_be_bytes());
         enc.raw(&self.quiz_total.to_be_bytes());
-        enc.str(self.client_key)?;
+        enc.str("client_key", self.client_key)?;
         Ok(enc.0)
     }
 
-    /// SHA-256 of [`Self::encode`]: the episode's link in the ledger chain.
+    /// SHA-256 of [`Self::encode`]: the episode's link in the ledger chain after `prev_hash`.
     ///
     /// # Errors
     /// As [`Self::encode`].
-    pub fn hash(&self) -> Result<[u8; HASH_LEN], ChainError> {
-        Ok(Sha256::digest(self.encode()?).into())
+    pub fn hash(&self, prev_hash: &[u8; HASH_LEN]) -> Result<[u8; HASH_LEN], ChainError> {
+        Ok(Sha256::digest(self.encode(prev_hash)?).into())
     }
 
     /// Exact encoded size, so encoding never reallocates.
@@ -145,6 +157,26 @@ impl EpisodeRecord<'_> {
     }
 }
 
+/// The one value of a float that the encoding hashes: `-0.0` becomes `0.0`, NaN is refused.
+///
+/// `0.0` and `-0.0` are the same number with different bits, and a store need not keep the
+/// sign of a zero: `SQLite` gives `-0.0` back as `0.0`, so hashing the bits as given made a chain
+/// that stored a check with `predicted_mastery = -0.0` fail verification (issue 12). NaN has
+/// many bit patterns and equals nothing, so no episode may carry one. Infinities are kept as
+/// they are (the server's validation refuses them before they reach the ledger).
+///
+/// # Errors
+/// [`ChainError::NotANumber`] for NaN.
+pub fn canonical_f64(field: &str, value: f64) -> Result<f64, ChainError> {
+    if value.is_nan() {
+        return Err(ChainError::NotANumber {
+            field: field.to_owned(),
+        });
+    }
+    // `-0.0 == 0.0`, so this maps both zeros to the positive one and leaves the rest alone.
+    Ok(if value == 0.0 { 0.0 } else { value })
+}
+
 struct Encoder(Vec<u8>);
 
 impl Encoder {
@@ -152,19 +184,22 @@ impl Encoder {
         self.0.extend_from_slice(data);
     }
 
-    fn bytes(&mut self, data: &[u8]) -> Result<(), ChainError> {
-        let len = u32::try_from(data.len()).map_err(|_| ChainError::TooLong { len: data.len() })?;
+    fn bytes(&mut self, field: &'static str, data: &[u8]) -> Result<(), ChainError> {
+        let len = u32::try_from(data.len()).map_err(|_| ChainError::TooLong {
+            field,
+            len: data.len(),
+        })?;
         self.raw(&len.to_be_bytes());
         self.raw(data);
         Ok(())
     }
 
-    fn str(&mut self, s: &str) -> Result<(), ChainError> {
-        self.bytes(s.as_bytes())
+    fn str(&mut self, field: &'static str, s: &str) -> Result<(), ChainError> {
+        self.bytes(field, s.as_bytes())
     }
 
-    fn count(&mut self, count: usize) -> Result<(), ChainError> {
-        let n = u32::try_from(count).map_err(|_| ChainError::TooMany { count })?;
+    fn count(&mut self, field: &'static str, count: usize) -> Result<(), ChainError> {
+        let n = u32::try_from(count).map_err(|_| ChainError::TooMany { field, count })?;
         self.raw(&n.to_be_bytes());
         Ok(())
     }
@@ -210,14 +245,11 @@ impl FixedWidthInt for i64 {
 ///
 /// # Errors
 /// [`ChainError::OutOfRange`] if the value does not fit `T`.
-pub fn checked_int<T: FixedWidthInt>(
-    field: &'static str,
-    value: Option<i128>,
-) -> Result<T, ChainError> {
+pub fn checked_int<T: FixedWidthInt>(field: &str, value: Option<i128>) -> Result<T, ChainError> {
     value
         .and_then(|v| T::try_from(v).ok())
-        .ok_or(ChainError::OutOfRange {
-            field,
+        .ok_or_else(|| ChainError::OutOfRange {
+            field: field.to_owned(),
             value,
             min: T::MIN_I128,
             max: T::MAX_I128,
@@ -228,27 +260,15 @@ pub fn checked_int<T: FixedWidthInt>(
 mod tests {
     use super::*;
 
-    /// The same vectors are asserted in `tests/parity/test_chain_hash_parity.py`; if this test
-    /// fails, the encoding changed and every stored ledger hash with it.
-    const FIXED_VECTOR_HEX: &str =
-        "599826d912f0c74b4674bbd301ee6ec4f9487b0a13d188d42cafa3ef98be8f54";
-    const EMPTY_VECTOR_HEX: &str =
-        "eb10d19ad3e4c0f9c0d53ebaf98f46f4fadde3bd18399d49417f7b4714628cea";
-
-    fn hex(bytes: &[u8]) -> String {
-        use std::fmt::Write;
-        bytes.iter().fold(String::new(), |mut out, b| {
-            let _ = write!(out, "{b:02x}");
-            out
-        })
-    }
+    // The digests themselves are pinned by `rust_core/tests/vectors/episode_hash.json` (read by
+    // `tests/episode_vectors.rs` and by `tests/parity`); these tests pin the layout and the
+    // properties the digests rest on.
 
     fn sequential_hash() -> [u8; HASH_LEN] {
         std::array::from_fn(|i| u8::try_from(i).expect("HASH_LEN fits in u8"))
     }
 
     fn with_record<R>(f: impl FnOnce(EpisodeRecord<'_>) -> R) -> R {
-        let prev = sequential_hash();
         let concepts = ["fractions", "common-denominator"];
         let evidence = [
             Evidence {
@@ -263,7 +283,6 @@ mod tests {
             },
         ];
         f(EpisodeRecord {
-            prev_hash: &prev,
             tenant: "acme-school",
             student: "student-42",
             subject: "math",
@@ -286,19 +305,11 @@ mod tests {
     }
 
     fn fixed_hash() -> [u8; HASH_LEN] {
-        with_record(|r| r.hash()).expect("fixed record encodes")
+        with_record(|r| r.hash(&sequential_hash())).expect("fixed record encodes")
     }
 
-    #[test]
-    fn fixed_test_vector() {
-        assert_eq!(hex(&fixed_hash()), FIXED_VECTOR_HEX);
-    }
-
-    #[test]
-    fn empty_test_vector() {
-        let prev = [0; HASH_LEN];
-        let record = EpisodeRecord {
-            prev_hash: &prev,
+    fn empty_record() -> EpisodeRecord<'static> {
+        EpisodeRecord {
             tenant: "",
             student: "",
             subject: "",
@@ -317,21 +328,24 @@ mod tests {
             quiz_correct: 0,
             quiz_total: 0,
             client_key: "",
-        };
-        assert_eq!(hex(&record.hash().expect("encodes")), EMPTY_VECTOR_HEX);
+        }
     }
 
     #[test]
     fn size_hint_is_exact() {
+        let prev = sequential_hash();
         with_record(|r| {
-            assert_eq!(r.encode().expect("encodes").len(), r.size_hint());
+            assert_eq!(r.encode(&prev).expect("encodes").len(), r.size_hint());
             let empty = EpisodeRecord {
                 concepts: &[],
                 evidence: &[],
                 predicted_mastery: None,
                 ..r
             };
-            assert_eq!(empty.encode().expect("encodes").len(), empty.size_hint());
+            assert_eq!(
+                empty.encode(&prev).expect("encodes").len(),
+                empty.size_hint()
+            );
         });
     }
 
@@ -339,25 +353,14 @@ mod tests {
     fn layout_of_empty_episode() {
         let prev = [0xAB; HASH_LEN];
         let record = EpisodeRecord {
-            prev_hash: &prev,
-            tenant: "",
-            student: "",
-            subject: "",
             seq: 1,
-            kind: "",
-            summary: "",
-            text: "",
-            concepts: &[],
             salience: 1.0,
             occurred_at_us: -1,
             recorded_at_us: 2,
-            evidence: &[],
-            check_outcome: "",
-            check_topic: "",
-            predicted_mastery: None,
             quiz_correct: 3,
             quiz_total: 4,
             client_key: "k",
+            ..empty_record()
         };
         let mut expected = Vec::new();
         expected.extend_from_slice(&23u32.to_be_bytes());
@@ -376,7 +379,7 @@ mod tests {
         expected.push(0x00); // no predicted mastery
         expected.extend_from_slice(&[0, 0, 0, 3, 0, 0, 0, 4]);
         expected.extend_from_slice(&[0, 0, 0, 1, b'k']);
-        assert_eq!(record.encode().expect("encodes"), expected);
+        assert_eq!(record.encode(&prev).expect("encodes"), expected);
     }
 
     #[test]
@@ -388,7 +391,7 @@ mod tests {
                 text: "tudiant a confondu numérateur et dénominateur 🤔 — مرحبا",
                 ..r
             }
-            .hash()
+            .hash(&sequential_hash())
         });
         assert_ne!(moved.expect("encodes"), base);
     }
@@ -396,7 +399,7 @@ mod tests {
     #[test]
     fn every_field_is_hashed() {
         let base = fixed_hash();
-        let prev = [0u8; HASH_LEN];
+        let prev = sequential_hash();
         let swapped = ["common-denominator", "fractions"];
         let one = [Evidence {
             file_id: "file-1",
@@ -447,29 +450,76 @@ mod tests {
             },
         ];
         for (i, variant) in variants.into_iter().enumerate() {
-            let changed = with_record(|r| variant(r).hash()).expect("encodes");
+            let changed = with_record(|r| variant(r).hash(&prev)).expect("encodes");
             assert_ne!(changed, base, "variant {i} did not change the hash");
         }
         let others = with_record(|r| {
             [
-                EpisodeRecord {
-                    prev_hash: &prev,
-                    ..r
-                },
+                r.hash(&GENESIS_HASH),
                 EpisodeRecord {
                     concepts: &swapped,
                     ..r
-                },
+                }
+                .hash(&prev),
                 EpisodeRecord {
                     evidence: &one,
                     ..r
-                },
+                }
+                .hash(&prev),
             ]
-            .map(|v| v.hash().expect("encodes"))
+            .map(|h| h.expect("encodes"))
         });
         for changed in others {
             assert_ne!(changed, base);
         }
+    }
+
+    #[test]
+    fn negative_zero_hashes_as_zero() {
+        let prev = sequential_hash();
+        let hash = |salience: f64, mastery: Option<f64>| {
+            with_record(|r| {
+                EpisodeRecord {
+                    salience,
+                    predicted_mastery: mastery,
+                    ..r
+                }
+                .hash(&prev)
+            })
+            .expect("encodes")
+        };
+        assert_eq!(hash(-0.0, Some(-0.0)), hash(0.0, Some(0.0)));
+        assert_eq!(hash(0.5, Some(-0.0)), hash(0.5, Some(0.0)));
+        assert_eq!(hash(-0.0, None), hash(0.0, None));
+        // Only the zero is canonicalised: other negatives keep their sign.
+        assert_ne!(hash(-0.5, None), hash(0.5, None));
+        assert_ne!(hash(0.5, Some(-0.0)), hash(0.5, None));
+    }
+
+    #[test]
+    fn nan_is_refused_wherever_a_float_is_hashed() {
+        let prev = sequential_hash();
+        for nan in [f64::NAN, -f64::NAN, f64::from_bits(0x7FF0_0000_0000_0001)] {
+            let salience = with_record(|r| EpisodeRecord { salience: nan, ..r }.hash(&prev));
+            assert_eq!(
+                salience.unwrap_err().to_string(),
+                "salience must not be NaN"
+            );
+            let mastery = with_record(|r| {
+                EpisodeRecord {
+                    predicted_mastery: Some(nan),
+                    ..r
+                }
+                .hash(&prev)
+            });
+            assert_eq!(
+                mastery.unwrap_err().to_string(),
+                "check.predicted_mastery must not be NaN"
+            );
+        }
+        assert_eq!(canonical_f64("x", f64::INFINITY), Ok(f64::INFINITY));
+        assert_eq!(canonical_f64("x", -0.0).map(f64::to_bits), Ok(0));
+        assert_eq!(canonical_f64("x", -1.5), Ok(-1.5));
     }
 
     #[test]

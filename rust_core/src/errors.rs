@@ -1,8 +1,10 @@
-//! Bad-input errors of the canonical encoding (`ChainError`) and of recall's ranking
-//! (`RankError`).
+//! Bad-input errors of the canonical encoding and chain walk (`ChainError`) and of recall's
+//! ranking (`RankError`).
 //!
-//! Kept free of pyo3 so the logic can be used and tested as plain Rust; `py.rs` turns every
-//! variant into a Python `ValueError`, which the server reports as `INVALID_ARGUMENT`.
+//! Kept free of pyo3 so the logic can be used and tested as plain Rust; `py/errors.rs` is the one
+//! place that turns every variant into the Python exception `NativeInputError` (a `ValueError`),
+//! which the server reports as `INVALID_ARGUMENT`. Every message starts with the name of the
+//! field it is about, spelled as the Python attribute path (`check.predicted_mastery`).
 
 use std::fmt;
 
@@ -15,15 +17,17 @@ pub enum ChainError {
     /// `value` is `None` when the caller could not even represent it in 128 bits (a huge
     /// Python int), so the message cannot print it.
     OutOfRange {
-        field: &'static str,
+        field: String,
         value: Option<i128>,
         min: i128,
         max: i128,
     },
+    /// A float is NaN, which has no canonical encoding (see `chain::canonical_f64`).
+    NotANumber { field: String },
     /// A string or byte field longer than its `u32` length prefix can express.
-    TooLong { len: usize },
+    TooLong { field: &'static str, len: usize },
     /// A list with more items than its `u32` count can express.
-    TooMany { count: usize },
+    TooMany { field: &'static str, count: usize },
 }
 
 impl fmt::Display for ChainError {
@@ -52,11 +56,12 @@ impl fmt::Display for ChainError {
                 f,
                 "{field} must be in {min}..={max}, got an integer wider than 128 bits"
             ),
-            Self::TooLong { len } => {
-                write!(f, "value of {len} bytes is too long to length-prefix")
+            Self::NotANumber { field } => write!(f, "{field} must not be NaN"),
+            Self::TooLong { field, len } => {
+                write!(f, "{field} of {len} bytes is too long to length-prefix")
             }
-            Self::TooMany { count } => {
-                write!(f, "{count} items are too many to count in a u32")
+            Self::TooMany { field, count } => {
+                write!(f, "{field} has {count} items, too many to count in a u32")
             }
         }
     }
@@ -66,7 +71,7 @@ impl std::error::Error for ChainError {}
 
 /// Bad-input errors of recall's ranking (`rank::rank_and_pack`).
 ///
-/// Messages name the argument as the Python signature spells it and never print a float: Rust
+/// Messages name the field as the Python `RankRequest` spells it and never print a float: Rust
 /// and Python format floats differently, and the message must be identical on both sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RankError {
@@ -88,7 +93,7 @@ pub enum RankError {
 }
 
 impl fmt::Display for RankError {
-    // The wording is mirrored byte for byte in `_reference.py` and `recall/rank_numpy.py`.
+    // The wording is mirrored byte for byte in `_reference.py` and `bench/rank_numpy.py`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::LengthMismatch {
@@ -108,7 +113,9 @@ impl fmt::Display for RankError {
                 write!(f, "{name} must be in [0, 1], but {name}[{index}] is not")
             }
             Self::NotFinite { name } => write!(f, "{name} must be finite"),
-            Self::HalfLife => write!(f, "recency_half_life_days must be finite and > 0"),
+            Self::HalfLife => {
+                write!(f, "weights.recency_half_life_days must be finite and > 0")
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 //! Everything arrives as parallel arrays, never as one object per candidate: per episode of the
 //! chain ([`Chain`], ids strictly ascending) and per candidate occurrence ([`Candidates`], the
 //! candidate sets concatenated). The steps, in order, each mirrored by `rank_and_pack` in
-//! `tutor_memory/_reference.py`:
+//! `tutor_memory/native/_reference.py`:
 //!
 //! 1. Union (R2.1): occurrences of one id become one candidate; relevance is the maximum over
 //!    them, matched is true if any of them matched. Ids that are not in the chain are ignored.
@@ -56,7 +56,7 @@ pub struct Candidates<'a> {
     pub matched: &'a [u8],
 }
 
-/// The hand-set weights of the score (defined for the server in `recall/scoring.py`).
+/// The hand-set weights of the score (defined for the server in `domain/recall/scoring.py`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Weights {
     pub relevance: f64,
@@ -188,9 +188,9 @@ fn validate(
     check_unit_range("salience", chain.salience)?;
     check_unit_range("cand_relevance", candidates.relevance)?;
     let named = [
-        ("w_relevance", weights.relevance),
-        ("w_salience", weights.salience),
-        ("w_recency", weights.recency),
+        ("weights.relevance", weights.relevance),
+        ("weights.salience", weights.salience),
+        ("weights.recency", weights.recency),
     ];
     for (name, value) in named {
         if !value.is_finite() {
@@ -721,14 +721,14 @@ mod tests {
         bad.weights.salience = f64::INFINITY;
         assert_eq!(
             check(&chain, &candidates, &bad),
-            "w_salience must be finite"
+            "weights.salience must be finite"
         );
         for half_life in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             let mut bad = request();
             bad.weights.recency_half_life_days = half_life;
             assert_eq!(
                 check(&chain, &candidates, &bad),
-                "recency_half_life_days must be finite and > 0"
+                "weights.recency_half_life_days must be finite and > 0"
             );
         }
     }

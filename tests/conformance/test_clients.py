@@ -25,8 +25,8 @@ from tests.conformance.toolchains import (
     node_binary,
     run_tool,
 )
-from tests.integration.conftest import TOKEN_A, write_tokens_file
-from tests.integration.server_process import ServerProcess
+from tests.helpers.harness import TOKEN_A, write_tokens_file
+from tests.helpers.server_process import ServerProcess
 from tutor_memory_client import MemoryClient, pb
 
 SCENARIO = Path(__file__).with_name("scenario.json")
@@ -34,7 +34,7 @@ SCENARIO = Path(__file__).with_name("scenario.json")
 RUN_TIMEOUT = 120.0
 # The last line every chat-turn example prints.
 TURN_LINE = re.compile(
-    r"question=(\d+) answer=(\d+) block=(\w*) memories=\[([\d, ]*)\] annotation=(\d+)"
+    r"question=(\d+) answer=(\d+) block=(\S*) memories=\[([\d, ]*)\] annotation=(\d+)"
 )
 
 

@@ -4830,12 +4830,17 @@ type ConsolidateRequest struct {
 	// Both empty: every chain of the caller's tenant. student_id alone: that student's chains.
 	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
 	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
-	// End of the window (exclusive). Unset: now.
+	// Days that end at or before this moment are digested. Unset: now. Not in the future.
 	Now *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=now,proto3" json:"now,omitempty"`
-	// Length of the window; 0 means 24.
+	// Ignored: the cycle works by whole days of the chain's time zone (see time_zone).
+	//
+	// Deprecated: Marked as deprecated in tutor_memory/v1/memory.proto.
 	WindowHours uint32 `protobuf:"varint,4,opt,name=window_hours,json=windowHours,proto3" json:"window_hours,omitempty"`
-	// Citations verified per chain per run; 0 means 200.
+	// Citations verified per chain per run; 0 means 200, at most 10000.
 	CitationBatch uint32 `protobuf:"varint,5,opt,name=citation_batch,json=citationBatch,proto3" json:"citation_batch,omitempty"`
+	// IANA time zone of a chain's days, fixed by the chain's first run (later runs keep it).
+	// Empty: UTC.
+	TimeZone      string `protobuf:"bytes,6,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4891,6 +4896,7 @@ func (x *ConsolidateRequest) GetNow() *timestamppb.Timestamp {
 	return nil
 }
 
+// Deprecated: Marked as deprecated in tutor_memory/v1/memory.proto.
 func (x *ConsolidateRequest) GetWindowHours() uint32 {
 	if x != nil {
 		return x.WindowHours
@@ -4905,6 +4911,13 @@ func (x *ConsolidateRequest) GetCitationBatch() uint32 {
 	return 0
 }
 
+func (x *ConsolidateRequest) GetTimeZone() string {
+	if x != nil {
+		return x.TimeZone
+	}
+	return ""
+}
+
 type ConsolidateReply struct {
 	state                 protoimpl.MessageState `protogen:"open.v1"`
 	ChainsActive          uint32                 `protobuf:"varint,1,opt,name=chains_active,json=chainsActive,proto3" json:"chains_active,omitempty"`
@@ -4912,7 +4925,7 @@ type ConsolidateReply struct {
 	BeliefsDecayed        uint32                 `protobuf:"varint,3,opt,name=beliefs_decayed,json=beliefsDecayed,proto3" json:"beliefs_decayed,omitempty"`
 	CitationsVerified     uint32                 `protobuf:"varint,4,opt,name=citations_verified,json=citationsVerified,proto3" json:"citations_verified,omitempty"`
 	CitationsChanged      uint32                 `protobuf:"varint,5,opt,name=citations_changed,json=citationsChanged,proto3" json:"citations_changed,omitempty"`
-	// Chains already consolidated for this window: nothing new written.
+	// Chains whose ended days were all digested already: nothing new written.
 	ChainsAlreadyDone uint32 `protobuf:"varint,6,opt,name=chains_already_done,json=chainsAlreadyDone,proto3" json:"chains_already_done,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
@@ -5418,15 +5431,16 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"workingSet\x12\x14\n" +
 	"\x05lines\x18\t \x03(\tR\x05lines\x12\x12\n" +
 	"\x04text\x18\n" +
-	" \x01(\tR\x04text\"\xca\x01\n" +
+	" \x01(\tR\x04text\"\xeb\x01\n" +
 	"\x12ConsolidateRequest\x12\x1d\n" +
 	"\n" +
 	"student_id\x18\x01 \x01(\tR\tstudentId\x12\x1d\n" +
 	"\n" +
 	"subject_id\x18\x02 \x01(\tR\tsubjectId\x12,\n" +
-	"\x03now\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x03now\x12!\n" +
-	"\fwindow_hours\x18\x04 \x01(\rR\vwindowHours\x12%\n" +
-	"\x0ecitation_batch\x18\x05 \x01(\rR\rcitationBatch\"\xa3\x02\n" +
+	"\x03now\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x03now\x12%\n" +
+	"\fwindow_hours\x18\x04 \x01(\rB\x02\x18\x01R\vwindowHours\x12%\n" +
+	"\x0ecitation_batch\x18\x05 \x01(\rR\rcitationBatch\x12\x1b\n" +
+	"\ttime_zone\x18\x06 \x01(\tR\btimeZone\"\xa3\x02\n" +
 	"\x10ConsolidateReply\x12#\n" +
 	"\rchains_active\x18\x01 \x01(\rR\fchainsActive\x125\n" +
 	"\x16consolidation_episodes\x18\x02 \x01(\rR\x15consolidationEpisodes\x12'\n" +

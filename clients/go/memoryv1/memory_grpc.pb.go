@@ -99,9 +99,10 @@ type MemoryClient interface {
 	Rederive(ctx context.Context, in *RederiveRequest, opts ...grpc.CallOption) (*RederiveReply, error)
 	// What the memory holds about the student, in numbers and sentences that never invent.
 	GetReport(ctx context.Context, in *GetReportRequest, opts ...grpc.CallOption) (*GetReportReply, error)
-	// The nightly cycle for the caller's tenant (one chain, one student or all its chains):
-	// consolidation episodes, belief decay, calibration, citation checks. Deterministic and
-	// idempotent for the same window.
+	// The nightly cycle for the caller's tenant (one chain, one student or all its chains): a
+	// digest of every whole day that has ended and has undigested episodes (a follow-up digest for
+	// a day's late arrivals), belief decay as of each day's end, calibration, citation checks.
+	// Deterministic and exactly once: retries and concurrent runs write each digest once.
 	Consolidate(ctx context.Context, in *ConsolidateRequest, opts ...grpc.CallOption) (*ConsolidateReply, error)
 }
 
@@ -341,9 +342,10 @@ type MemoryServer interface {
 	Rederive(context.Context, *RederiveRequest) (*RederiveReply, error)
 	// What the memory holds about the student, in numbers and sentences that never invent.
 	GetReport(context.Context, *GetReportRequest) (*GetReportReply, error)
-	// The nightly cycle for the caller's tenant (one chain, one student or all its chains):
-	// consolidation episodes, belief decay, calibration, citation checks. Deterministic and
-	// idempotent for the same window.
+	// The nightly cycle for the caller's tenant (one chain, one student or all its chains): a
+	// digest of every whole day that has ended and has undigested episodes (a follow-up digest for
+	// a day's late arrivals), belief decay as of each day's end, calibration, citation checks.
+	// Deterministic and exactly once: retries and concurrent runs write each digest once.
 	Consolidate(context.Context, *ConsolidateRequest) (*ConsolidateReply, error)
 	mustEmbedUnimplementedMemoryServer()
 }

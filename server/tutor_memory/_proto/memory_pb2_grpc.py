@@ -260,9 +260,10 @@ class MemoryServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Consolidate(self, request, context):
-        """The nightly cycle for the caller's tenant (one chain, one student or all its chains):
-        consolidation episodes, belief decay, calibration, citation checks. Deterministic and
-        idempotent for the same window.
+        """The nightly cycle for the caller's tenant (one chain, one student or all its chains): a
+        digest of every whole day that has ended and has undigested episodes (a follow-up digest for
+        a day's late arrivals), belief decay as of each day's end, calibration, citation checks.
+        Deterministic and exactly once: retries and concurrent runs write each digest once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutor_memory.domain.episodes import check_identifier
 from tutor_memory.domain.errors import InvalidArgument, Unauthenticated
+from tutor_memory.domain.limits import check_identifier
 
 # The tenant of every call in development mode (no tokens file).
 DEV_TENANT = "dev"

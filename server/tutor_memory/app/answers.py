@@ -1,35 +1,43 @@
-"""After a turn (SPEC R7.2, R7.3): save which memories were shown for the answer, then trace the
-answer's sentences to the chain's file passages and to those memories, and save its grounding
+"""AnnotateAnswer (SPEC R7.2, R7.3): save which memories were shown for the answer, then trace
+the answer's sentences to the chain's file passages and to those memories, and save its grounding
 status as an annotation. A lookup and a word comparison: no model is called."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from tutor_memory.app.caches import LruCache
+from tutor_memory.app.changes import Change
+from tutor_memory.app.executors import Executors
+from tutor_memory.app.files import PassageCache
 from tutor_memory.app.ledger import Ledger
-from tutor_memory.app.passage_cache import PassageCache
+from tutor_memory.domain.annotations import AnnotationKind
 from tutor_memory.domain.clock import now_us, us_to_datetime
-from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
+from tutor_memory.domain.errors import InvalidArgument, NotFound
 from tutor_memory.domain.honesty.grounding import (
     GroundingResult,
     SourceMemory,
     SourcePassage,
     ground,
 )
+from tutor_memory.domain.honesty.tracing import content_words, nearest_passages
+from tutor_memory.domain.recall.block_ids import BlockIds
 from tutor_memory.domain.records import StoredPassage
-from tutor_memory.domain.text.normalise import normalise
-from tutor_memory.domain.text.words import stop_words, words
+from tutor_memory.store.protocols import EpisodeReads
 
-# Annotation kind of an answer's grounding (R7.3).
-GROUNDING_ANNOTATION = "grounding"
-# Passages the tracer compares an answer with: those sharing the most content words with it.
-# A course of hundreds of pages has thousands of passages; comparing every sentence with all of
-# them would cost more than the turn, and a passage sharing no word cannot trace a sentence.
-TRACE_PASSAGES = 50
 # Passages whose content words are kept in memory between turns.
 PASSAGE_WORDS_CACHE = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class ShownTurn:
+    """AnnotateAnswer's request: the turn's answer, its block, and the memories shown from it."""
+
+    answer_id: int
+    block_id: str
+    memory_ids: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,55 +46,45 @@ class AnswerAnnotated:
     grounding: GroundingResult
 
 
-def content_words(text: str) -> set[str]:
-    stops = stop_words()
-    return {w for w in words(normalise(text)) if w not in stops and len(w) > 1}
-
-
-def nearest_passages(
-    answer: str, passages: list[StoredPassage], words_of: Callable[[StoredPassage], set[str]]
-) -> list[StoredPassage]:
-    wanted = content_words(answer)
-    if not wanted:
-        return []
-    scored = []
-    for p in passages:
-        shared = len(wanted & words_of(p))
-        if shared:
-            scored.append((-shared, p.passage_id, p))
-    scored.sort(key=lambda t: (t[0], t[1]))
-    return [p for _, _, p in scored[:TRACE_PASSAGES]]
-
-
 class AnswerTracer:
-    def __init__(self, ledger: Ledger, passages: PassageCache) -> None:
-        self.ledger = ledger
-        self.passages = passages
+    def __init__(
+        self,
+        ledger: Ledger,
+        episodes: EpisodeReads,
+        passages: PassageCache,
+        block_ids: BlockIds,
+        executors: Executors,
+    ) -> None:
+        self._ledger = ledger
+        self._episodes = episodes
+        self._passages = passages
+        self._block_ids = block_ids
+        self._executors = executors
         # Content words of each passage, by passage id: a passage never changes once stored, and
         # reading every passage of a course again on each turn would cost more than tracing.
-        self._words: dict[int, set[str]] = {}
+        self._words: LruCache[int, set[str]] = LruCache(PASSAGE_WORDS_CACHE)
 
     def _passage_words(self, passage: StoredPassage) -> set[str]:
         found = self._words.get(passage.passage_id)
         if found is None:
-            if len(self._words) >= PASSAGE_WORDS_CACHE:
-                self._words.clear()
-            found = self._words[passage.passage_id] = content_words(passage.text)
+            found = content_words(passage.text)
+            self._words.put(passage.passage_id, found)
         return found
 
-    async def annotate(
-        self, chain: ChainKey, answer_id: int, block_id: str, memory_ids: list[int]
-    ) -> AnswerAnnotated:
-        annotation_id, found = await self.ledger.annotate_shown_memories(
-            chain, answer_id, block_id, memory_ids
-        )
+    async def annotate(self, chain: ChainKey, turn: ShownTurn) -> AnswerAnnotated:
+        # Only what the named block showed counts as shown (R7.2): a caller naming any other
+        # episode of the chain could inflate the answer's grounding.
+        shown = self._block_ids.shown(chain, turn.block_id)
+        others = [i for i in turn.memory_ids if i not in shown]
+        if others:
+            raise InvalidArgument(
+                "memory_ids", f"not shown in the block {turn.block_id[:16]}...: {others[:10]}"
+            )
+        answer_id, block_id, memory_ids = turn.answer_id, turn.block_id, list(turn.memory_ids)
+        annotation_id, found = await self._shown_memories(chain, answer_id, block_id, memory_ids)
         answer = found[answer_id]
-        passages, _ = await self.ledger.read(lambda: self.passages.get(chain))
+        passages, _ = await self._executors.run(self._executors.readers, self._passages.get, chain)
         text = answer.text or answer.summary
-        sources = [
-            SourcePassage(p.file_id, p.version, p.page, p.text)
-            for p in nearest_passages(text, passages, self._passage_words)
-        ]
         memories = [
             SourceMemory(
                 ep.episode_id, us_to_datetime(ep.occurred_at_us), f"{ep.summary}\n{ep.text}"
@@ -94,11 +92,51 @@ class AnswerTracer:
             for i, ep in found.items()
             if i != answer_id
         ]
-        result = ground(text, sources, memories)
+
+        def trace() -> GroundingResult:
+            sources = [
+                SourcePassage(p.file_id, p.version, p.page, p.text)
+                for p in nearest_passages(text, passages, self._passage_words)
+            ]
+            return ground(text, sources, memories)
+
+        result = await self._executors.run(self._executors.text, trace)
         body = json.dumps({"block_id": block_id, **asdict(result)}, default=str)
-        await self.ledger.in_transaction(
+        await self._ledger.in_transaction(
+            chain,
+            Change.NOTHING,
             lambda w: w.annotate(
-                chain, answer_id, GROUNDING_ANNOTATION, body, created_at_us=now_us()
-            )
+                chain, answer_id, AnnotationKind.GROUNDING, body, created_at_us=now_us()
+            ),
         )
         return AnswerAnnotated(annotation_id, result)
+
+    async def _shown_memories(
+        self, chain: ChainKey, answer_id: int, block_id: str, memory_ids: list[int]
+    ) -> tuple[int, dict[int, StoredEpisode]]:
+        """Saves which block and memories were shown for the turn an answer closes (R7.2).
+        Returns the annotation's id and the episodes read to check the call: the answer and
+        every memory, by id."""
+        wanted = [answer_id, *memory_ids]
+        found = await self._executors.run(
+            self._executors.readers, self._episodes.episodes_by_id, chain, wanted
+        )
+        answer = found.get(answer_id)
+        if answer is None:
+            raise NotFound(f"answer_episode_id: episode {answer_id} is not in this chain")
+        if answer.kind is not Kind.ANSWER:
+            raise InvalidArgument(
+                "answer_episode_id", f"episode {answer_id} is a {answer.kind}, not an answer"
+            )
+        missing = [i for i in memory_ids if i not in found]
+        if missing:
+            raise NotFound(f"memory_ids: not in this chain: {missing}")
+        body = json.dumps({"block_id": block_id, "memory_ids": memory_ids})
+        annotation_id = await self._ledger.in_transaction(
+            chain,
+            Change.NOTHING,
+            lambda w: w.annotate(
+                chain, answer_id, AnnotationKind.SHOWN_MEMORIES, body, created_at_us=now_us()
+            ),
+        )
+        return annotation_id, found

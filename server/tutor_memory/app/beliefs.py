@@ -8,26 +8,29 @@ the transaction of the check that caused it.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Sequence
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from tutor_memory.app.caches import ChainCache
+from tutor_memory.app.caches import CHAIN_CACHE_SIZE, LruCache
+from tutor_memory.app.changes import Change
+from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
+from tutor_memory.domain.beliefs.history import CheckGroups, History, history_of, new_row
 from tutor_memory.domain.beliefs.routing import Routing, check_text, evaluation_of, route_topic
 from tutor_memory.domain.beliefs.rules import (
     RULES_VERSION,
     CheckEvidence,
     Claim,
-    Derived,
     derive,
-    describe_change,
-    render_belief,
     same_belief,
 )
-from tutor_memory.domain.clock import now_us, us_to_datetime
+from tutor_memory.domain.clock import now_us
+from tutor_memory.domain.conceptmap.bands import Band
 from tutor_memory.domain.conceptmap.canonical import canonical_key
+from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.conceptmap.names import NameMatcher
 from tutor_memory.domain.episodes import (
     ChainKey,
@@ -35,14 +38,35 @@ from tutor_memory.domain.episodes import (
     Kind,
     NewEpisode,
     Outcome,
-    StoredEpisode,
     validate_new_episode,
 )
-from tutor_memory.domain.records import BeliefRow, NewBelief
-from tutor_memory.store.protocols import AppendOutcome, AppendStatus, StoreWriter
+from tutor_memory.domain.limits import MAX_SUMMARY_CHARS
+from tutor_memory.domain.records import BeliefRow
+from tutor_memory.store.protocols import (
+    AppendOutcome,
+    AppendStatus,
+    BeliefReads,
+    EpisodeReads,
+    StoreWriter,
+)
 
 # What a re-derivation writes as each new row's reason prefix.
 REDERIVE_REASON = "re-derived under rules {version}"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """A check as the tutor reports it (RecordCheck), before it is validated and routed."""
+
+    chain: ChainKey
+    topic: str
+    outcome: Outcome
+    evaluation: str
+    predicted_mastery: float | None
+    student_answer: str
+    # None: the check happened now.
+    occurred_at_us: int | None
+    client_key: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,104 +78,61 @@ class CheckRecorded:
 
 
 @dataclass(frozen=True, slots=True)
-class History:
-    concept: str
-    rows: tuple[BeliefRow, ...]
-    changes: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class Rederived:
     retired: int
     derived: int
     checks_replayed: int
 
 
-def evidence_of(ep: StoredEpisode) -> CheckEvidence:
-    assert ep.check is not None
-    return CheckEvidence(
-        ep.episode_id,
-        ep.check.outcome is Outcome.RIGHT,
-        us_to_datetime(ep.occurred_at_us),
-        ep.check.predicted_mastery,
-    )
-
-
-def routed_checks(
-    checks: Iterable[StoredEpisode], matcher: NameMatcher
-) -> dict[str, tuple[str, list[StoredEpisode]]]:
-    """Check episodes grouped by the concept key they route to today: key -> (name, checks in
-    the order they happened)."""
-    groups: dict[str, tuple[str, list[StoredEpisode]]] = {}
-    for ep in checks:
-        if ep.check is None:
-            continue
-        _, name = route_topic(ep.check.topic, evaluation_of(ep.text), matcher)
-        if name is None:
-            continue
-        groups.setdefault(canonical_key(name), (name, []))[1].append(ep)
-    for _, eps in groups.values():
-        eps.sort(key=lambda e: (e.occurred_at_us, e.seq))
-    return groups
-
-
-def new_row(name: str, derived: Derived, *, reason: str | None = None) -> NewBelief:
-    return NewBelief(
-        concept=name,
-        concept_key=canonical_key(name),
-        claim=derived.claim.value,
-        confidence=derived.confidence,
-        supporting=derived.supporting_ids,
-        reason=reason or derived.reason,
-        rules_version=RULES_VERSION,
-        needs_reconfirmation=False,
-        evidence_at_us=int(derived.evidence_at.timestamp() * 1_000_000),
-    )
-
-
-def belief_line(row: BeliefRow) -> str:
-    return render_belief(row.concept, Claim(row.claim), row.confidence, row.needs_reconfirmation)
+class BeliefSources(EpisodeReads, BeliefReads, Protocol):
+    """What beliefs are derived from and read back: the check episodes and the belief rows."""
 
 
 class BeliefKeeper:
-    def __init__(self, ledger: Ledger, maps: MapCache) -> None:
-        self.ledger = ledger
-        self.maps = maps
-        # Every block reads the chain's current beliefs: they are kept in memory and dropped
-        # whenever a write may have changed them (here, and by the nightly cycle).
-        self.current_rows: ChainCache[list[BeliefRow]] = ChainCache(ledger.store.current_beliefs)
+    def __init__(
+        self,
+        ledger: Ledger,
+        store: BeliefSources,
+        maps: MapCache,
+        executors: Executors,
+    ) -> None:
+        self._ledger = ledger
+        self._store = store
+        self._maps = maps
+        self._executors = executors
+        # Each chain's checks grouped by concept, advanced check by check (see _groups_in).
+        self._groups: LruCache[ChainKey, CheckGroups] = LruCache(CHAIN_CACHE_SIZE)
+
+    async def _chain_map(self, chain: ChainKey) -> ChainMap:
+        return await self._executors.run(self._executors.readers, self._maps.get, chain)
 
     # -- writes --------------------------------------------------------------------------------
 
-    async def record_check(
-        self,
-        chain: ChainKey,
-        *,
-        topic: str,
-        outcome: Outcome,
-        evaluation: str,
-        predicted_mastery: float | None,
-        student_answer: str,
-        occurred_at_us: int | None,
-        client_key: str,
-    ) -> CheckRecorded:
-        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
-        routing, concept = route_topic(topic, evaluation, chain_map.matcher)
-        word = "right" if outcome is Outcome.RIGHT else "wrong"
+    async def record_check(self, check: CheckReport) -> CheckRecorded:
+        """A check the tutor reports (RecordCheck): validated first, then routed to a concept by
+        name or through the evaluation (R5.5), then appended with the belief it changes."""
+        word = "right" if check.outcome is Outcome.RIGHT else "wrong"
         episode = validate_new_episode(
-            chain=chain,
+            chain=check.chain,
             kind=Kind.CHECK,
-            summary=f"Check on {' '.join(topic.split())}: {word}"[:500],
-            text=check_text(evaluation, student_answer),
-            concepts=(concept,) if concept else (),
-            occurred_at_us=occurred_at_us,
+            summary=f"Check on {' '.join(check.topic.split())}: {word}"[:MAX_SUMMARY_CHARS],
+            text=check_text(check.evaluation, check.student_answer),
+            concepts=(),
+            occurred_at_us=check.occurred_at_us,
             evidence=(),
-            check=Check(outcome, topic, predicted_mastery),
+            check=Check(check.outcome, check.topic, check.predicted_mastery),
             quiz=None,
-            client_key=client_key,
+            client_key=check.client_key,
             now_us=now_us(),
             client_key_required=False,
+            check_field="",
         )
+        chain_map = await self._chain_map(check.chain)
+        routing, concept = await self._executors.run(
+            self._executors.text, route_topic, check.topic, check.evaluation, chain_map.matcher
+        )
+        if concept:
+            episode = dataclasses.replace(episode, concepts=(concept,))
         return await self.append_check(episode, chain_map.matcher, routing, concept)
 
     async def append_check(
@@ -163,40 +144,67 @@ class BeliefKeeper:
     ) -> CheckRecorded:
         """Appends a check episode and, in the same transaction, the belief it changes."""
         chain = episode.chain
-        if matcher is None:
-            chain_map = await self.ledger.read(lambda: self.maps.get(chain))
-            matcher = chain_map.matcher
+        chain_map = await self._chain_map(chain)
+        matcher = matcher or chain_map.matcher
         if routing is None:
             assert episode.check is not None
             topic, evaluation = episode.check.topic, evaluation_of(episode.text)
-            routing, concept = route_topic(topic, evaluation, matcher)
-        prepared = await self.ledger.embed([episode])
-
-        def then(w: StoreWriter, outcomes: list[AppendOutcome]) -> BeliefRow | None:
-            if outcomes[0].status is not AppendStatus.INSERTED or concept is None:
-                return None
-            checks = self.ledger.store.episodes_of_kind(chain, (Kind.CHECK,))
-            if all(c.episode_id != outcomes[0].episode.episode_id for c in checks):
-                # The reader does not see this transaction yet: add the new check itself.
-                checks.append(outcomes[0].episode)
-            key = canonical_key(concept)
-            group = routed_checks(checks, matcher).get(key)
-            return self._update(w, chain, concept, group[1] if group else [])
-
-        outcomes, belief = await self.ledger.write_with(prepared, then)
-        self.current_rows.invalidate(chain)
-        inserted = outcomes[0].status is AppendStatus.INSERTED
+            found, concept = await self._executors.run(
+                self._executors.text, route_topic, topic, evaluation, matcher
+            )
+        else:
+            found = routing
+        prepared = await self._ledger.embed([episode])
         right = episode.check is not None and episode.check.outcome is Outcome.RIGHT
-        if inserted and right and concept is not None:
-            # A passed check confirms the concept (readiness 0.85): the map is rebuilt.
-            self.maps.invalidate(chain)
-        return CheckRecorded(outcomes[0], routing, concept, belief)
+        # A passed check confirms its concept on the map (readiness 0.85, R3.5): the map is
+        # rebuilt only when that changes a band.
+        also = Change.BELIEFS
+        if right and concept is not None and not _confirmed(chain_map, concept):
+            also |= Change.CONFIRMATIONS
+
+        def then(
+            w: StoreWriter, outcomes: list[AppendOutcome]
+        ) -> tuple[BeliefRow | None, CheckGroups | None]:
+            if outcomes[0].status is not AppendStatus.INSERTED or concept is None:
+                return None, None
+            groups = self._groups_in(w, chain, matcher)
+            return self._update(w, chain, concept, groups.evidence(concept)), groups
+
+        outcomes, (belief, groups) = await self._ledger.write_with(prepared, then, also=also)
+        if groups is not None:
+            self._remember(chain, groups)
+        return CheckRecorded(outcomes[0], found, concept, belief)
+
+    def _groups_in(self, w: StoreWriter, chain: ChainKey, matcher: NameMatcher) -> CheckGroups:
+        """The chain's check groups as this transaction sees them: the cached groups advanced by
+        the checks recorded since (read inside the transaction, so none is missed), or all of
+        them when the map's names changed since the groups were made (a map rebuilt with the
+        same names routes alike)."""
+        cached = self._groups.get(chain)
+        if cached is None or cached.matcher.names != matcher.names:
+            cached = CheckGroups.empty(matcher)
+        return cached.advanced(w.checks_after(chain, cached.through))
+
+    def _remember(self, chain: ChainKey, groups: CheckGroups) -> None:
+        """Keeps committed groups; a stale entry is still correct (advancing reads what is
+        missing), so a newer one is never replaced by an older one."""
+        cached = self._groups.get(chain)
+        if (
+            cached is None
+            or cached.matcher.names != groups.matcher.names
+            or cached.through < groups.through
+        ):
+            self._groups.put(chain, groups)
 
     def _update(
-        self, w: StoreWriter, chain: ChainKey, name: str, checks: Sequence[StoredEpisode]
+        self,
+        w: StoreWriter,
+        chain: ChainKey,
+        name: str,
+        evidence: Sequence[CheckEvidence],
     ) -> BeliefRow | None:
         """Derives the concept's belief from its checks; inserts a row only when it changed."""
-        derived = derive([evidence_of(c) for c in checks])
+        derived = derive(evidence)
         if derived is None:
             return None
         key = canonical_key(name)
@@ -215,42 +223,39 @@ class BeliefKeeper:
 
     async def refresh(self, chain: ChainKey) -> int:
         """Brings every concept's belief up to date with the chain's checks (after a batch
-        import of checks); returns how many beliefs changed."""
-        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
-        checks = await self.ledger.read(
-            lambda: self.ledger.store.episodes_of_kind(chain, (Kind.CHECK,))
-        )
-        groups = routed_checks(checks, chain_map.matcher)
+        import of checks), reading the checks inside the transaction; returns how many beliefs
+        changed."""
+        matcher = (await self._chain_map(chain)).matcher
 
-        def update(w: StoreWriter) -> int:
+        def update(w: StoreWriter) -> tuple[int, CheckGroups]:
+            groups = CheckGroups.empty(matcher).advanced(w.checks_after(chain, 0))
             before = {b.concept_key: b.belief_id for b in w.current_beliefs(chain)}
             changed = 0
-            for key, (name, eps) in groups.items():
-                row = self._update(w, chain, name, eps)
+            for key, (name, evidence) in groups.groups.items():
+                row = self._update(w, chain, name, evidence)
                 if row is not None and before.get(key) != row.belief_id:
                     changed += 1
-            return changed
+            return changed, groups
 
-        changed = await self.ledger.in_transaction(update)
-        self.current_rows.invalidate(chain)
-        self.maps.invalidate(chain)
+        changed, groups = await self._ledger.in_transaction(
+            chain, Change.BELIEFS | Change.CONFIRMATIONS, update
+        )
+        self._remember(chain, groups)
         return changed
 
     async def rederive(self, chain: ChainKey) -> Rederived:
         """Retires every current belief and replays the recorded checks under today's rules
-        (R5.6). Episodes are only read."""
-        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
-        checks = await self.ledger.read(
-            lambda: self.ledger.store.episodes_of_kind(chain, (Kind.CHECK,))
-        )
-        groups = routed_checks(checks, chain_map.matcher)
+        (R5.6), reading them inside the transaction. Episodes are only read."""
+        matcher = (await self._chain_map(chain)).matcher
 
         def replay(w: StoreWriter) -> Rederived:
+            checks = w.checks_after(chain, 0)
+            groups = CheckGroups.empty(matcher).advanced(checks)
             at = now_us()
             retired = w.retire_current_beliefs(chain, at)
             derived_count = 0
-            for name, eps in groups.values():
-                derived = derive([evidence_of(c) for c in eps])
+            for name, evidence in groups.groups.values():
+                derived = derive(evidence)
                 if derived is None:
                     continue
                 reason = f"{REDERIVE_REASON.format(version=RULES_VERSION)}: {derived.reason}"
@@ -258,27 +263,22 @@ class BeliefKeeper:
                 derived_count += 1
             return Rederived(retired, derived_count, len(checks))
 
-        done = await self.ledger.in_transaction(replay)
-        self.current_rows.invalidate(chain)
-        return done
+        return await self._ledger.in_transaction(chain, Change.BELIEFS, replay)
 
     # -- reads ---------------------------------------------------------------------------------
 
     async def history(self, chain: ChainKey, concept: str) -> list[History]:
         key = canonical_key(concept) if concept.strip() else None
-        rows = await self.ledger.read(lambda: self.ledger.store.belief_rows(chain, key))
+        rows = await self._executors.run(
+            self._executors.readers, self._store.belief_rows, chain, key
+        )
         by_key: dict[str, list[BeliefRow]] = {}
         for row in rows:
             by_key.setdefault(row.concept_key, []).append(row)
-        return [_history(group) for group in by_key.values()]
+        return [history_of(group) for group in by_key.values()]
 
 
-def _history(rows: list[BeliefRow]) -> History:
-    changes = []
-    for old, new in itertools.pairwise(rows):
-        changes.append(
-            describe_change(
-                Claim(old.claim), old.confidence, Claim(new.claim), new.confidence, new.reason
-            )
-        )
-    return History(rows[-1].concept, tuple(rows), tuple(changes))
+def _confirmed(chain_map: ChainMap, concept: str) -> bool:
+    """Whether the map already shows the concept confirmed by a passed check (or taught)."""
+    node = chain_map.map.node_by_key(canonical_key(concept))
+    return node is not None and node.band in (Band.CONFIRMED, Band.TAUGHT)

@@ -1,125 +1,76 @@
-"""Builds the per-turn memory block (SPEC R2, R6, R7.1): widen, filter, score, collapse, pack.
+"""BuildBlock (SPEC R2, R6, R7.1): the per-turn memory block, under the turn's hard time cap.
 
-One call runs in one worker thread, start to end: embed the query once, gather candidate sets
-over the whole history as id arrays, hand them to the Rust core (union, time filter, relevance
-filter, score, collapse, pack; GIL released), fetch text only for the packed rows, compose.
-Nothing here writes, and nothing calls a generative model.
+One build runs on one block thread, start to end: embed the query once (on its own thread, so the
+model runs while this one searches the text), gather the candidate sets over the whole history as
+id arrays (`domain.recall.candidates`), hand them to the Rust core to filter, score, collapse and
+pack (`domain.recall.ranking`), fetch text only for the packed rows, compose and fit the block
+(`domain.recall.block`). Nothing here writes, and nothing calls a generative model.
 """
 
 from __future__ import annotations
 
-import enum
-import hashlib
-import math
+import asyncio
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from concurrent.futures import Future
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.domain.episodes import ChainKey, Kind
-from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.app.caches import LruCache
+from tutor_memory.app.executors import Executors
+from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.honesty.citations import BLOCK_NOTE
-from tutor_memory.domain.recall import block_text as render
-from tutor_memory.domain.recall import scoring
+from tutor_memory.domain.recall import block_text
+from tutor_memory.domain.recall.block import (
+    Block,
+    BlockRequest,
+    Framing,
+    Mode,
+    ShownMemory,
+    cites_changed_file,
+    compose,
+    fit_to_budget,
+    zone,
+)
+from tutor_memory.domain.recall.block_ids import BlockIds
+from tutor_memory.domain.recall.candidates import (
+    MAX_MEMORIES,
+    RECENT_CANDIDATES,
+    SEMANTIC_CANDIDATES,
+    TEXT_CANDIDATES_PER_TERM,
+    CandidateSets,
+    distinctive_terms,
+    last_turns,
+    most_recent,
+    record_positions,
+    same_as,
+    text_relevance,
+    window_positions,
+)
+from tutor_memory.domain.recall.facts import Snapshot
+from tutor_memory.domain.recall.ranking import RankRequest, rank_and_pack
 from tutor_memory.domain.recall.record_mode import is_record_question
-from tutor_memory.domain.recall.sections import BELIEFS_TITLE, BlockSources, Extras, compose_extras
+from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
 from tutor_memory.domain.text.normalise import normalise
-from tutor_memory.domain.text.words import stop_words, words
-from tutor_memory.index.recall_tables import KIND_CODES, ChainTable, RecallTables, Snapshot
+from tutor_memory.domain.tokens import TokenCounter
+from tutor_memory.index.recall_tables import ChainTable, RecallTables
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder
-from tutor_memory.models.tokenizers import TokenCounter
-from tutor_memory.native import _core
-from tutor_memory.store.protocols import LedgerStore, MemoryRow
+from tutor_memory.store.protocols import EpisodeReads
 
-# Candidate sets (R2.1). Each reaches the whole history; only their union is scored.
-RECENT_CANDIDATES = 500  # the most recent episodes
-TEXT_CANDIDATES_PER_TERM = 500  # newest episodes containing each distinctive word of the query
-SEMANTIC_CANDIDATES = 50  # nearest neighbours of the query embedding
-# A neighbour counts as matching the query (for the filter of R2.2) from this cosine similarity
-# of the multilingual USE embedder. Set by hand from its measured spread, not tuned on
-# evaluation data: paraphrases across en/it/es/ar scored 0.52-0.94, unrelated sentences <= 0.25.
-SEMANTIC_MATCH_MIN = 0.45
-# A query word is distinctive when at most this share of the chain's episodes contain it (and it
-# is not a stop word of any supported language); common words would match everything.
-DISTINCTIVE_MAX_SHARE = 0.05
-# ...but a word in this many episodes or fewer is always distinctive (small chains).
-DISTINCTIVE_MIN_COUNT = 25
-# Most memories one block shows.
-MAX_MEMORIES = 40
-# Frames whose token count is remembered (see BlockBuilder._overhead).
+# Frames whose token count is remembered (see BlockBuilder._overhead): few distinct frames occur
+# (the record line, a time window's label), so this bound is rarely reached.
 FRAME_CACHE_SIZE = 4096
-# WINDOW mode: the last this many conversation turns.
-WINDOW_TURNS = 20
-# Kinds that are the conversation itself (WINDOW mode, and kept in record mode: R6.4).
-CONVERSATION_KINDS = (Kind.QUESTION, Kind.ANSWER)
-# Kinds that make up the student's record, all of which a record question considers.
-RECORD_KINDS = (Kind.CHECK, Kind.QUIZ, Kind.TAUGHT)
+
+Vector = npt.NDArray[np.float32]
 
 
-class Mode(enum.Enum):
-    FULL = "full"
-    EPISODES = "episodes"
-    WINDOW = "window"
-    NONE = "none"
+class StageTimer:
+    """The milliseconds each stage of one build took, reported with the block."""
 
-
-@dataclass(frozen=True, slots=True)
-class BlockRequest:
-    chain: ChainKey
-    query: str
-    budget_tokens: int
-    now_us: int
-    time_zone: str
-    mode: Mode
-
-
-@dataclass(frozen=True, slots=True)
-class ShownMemory:
-    episode: MemoryRow
-    repeats: int
-    repeated_ids: tuple[int, ...]
-    score: float
-    line: str
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    title: str
-    lines: tuple[str, ...]
-    episode_ids: tuple[int, ...] = ()
-    # A section whose lines stand alone (the record line, how to use) prints no heading.
-    headed: bool = True
-    # Concepts the section's lines are about (map and belief sections), in line order.
-    concepts: tuple[str, ...] = ()
-
-
-@dataclass(slots=True)
-class Block:
-    text: str
-    sections: list[Section]
-    memories: list[ShownMemory]
-    block_id: str
-    tokens_used: int
-    record_mode: bool
-    window: TimeWindow | None
-    no_record: bool
-    timings: list[tuple[str, float]] = field(default_factory=list)
-
-
-def zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise InvalidArgument("time_zone", f"unknown IANA time zone {name!r}") from exc
-
-
-class _Clock:
     def __init__(self) -> None:
         self.timings: list[tuple[str, float]] = []
         self._last = time.perf_counter()
@@ -131,47 +82,50 @@ class _Clock:
 
 
 class BlockBuilder:
+    """Builds one block, synchronously, on the calling thread."""
+
     def __init__(
         self,
-        store: LedgerStore,
+        episodes: EpisodeReads,
         embedder: Embedder,
-        index: VectorIndex,
+        vectors: VectorIndex,
         tables: RecallTables,
         counter: TokenCounter,
+        executors: Executors,
+        block_ids: BlockIds,
         sources: BlockSources | None = None,
     ) -> None:
-        self.store = store
-        self.sources = sources
-        self.embedder = embedder
-        self.index = index
-        self.tables = tables
+        self._episodes = episodes
+        self._block_ids = block_ids
+        self._embedder = embedder
+        self._vectors = vectors
+        self._tables = tables
         self.counter = counter
-        # The query is embedded on its own thread while this one searches the text (onnxruntime
-        # releases the GIL), so the two costs overlap instead of adding up.
-        self._embedding = ThreadPoolExecutor(1, thread_name_prefix="query-embed")
-        # Token counts of the block's fixed frame (everything but memories, beliefs and map), by
-        # frame text; bounded, though few distinct frames occur (record line, time window label).
-        self._frame_tokens: dict[str, int] = {}
-
-    def close(self) -> None:
-        self._embedding.shutdown(wait=True)
+        self._query_pool = executors.query_embed
+        self._sources = sources
+        # Token counts of the block's fixed frame (everything but memories, beliefs and map).
+        self._frame_tokens: LruCache[str, int] = LruCache(FRAME_CACHE_SIZE)
 
     def build(self, req: BlockRequest) -> Block:
-        """Synchronous: the service runs it in a worker thread under the turn's time cap."""
-        clock = _Clock()
+        block = self._build(req)
+        block.block_id = self._block_ids.issue(req, [m.episode.episode_id for m in block.memories])
+        return block
+
+    def _build(self, req: BlockRequest) -> Block:
+        timer = StageTimer()
         tz = zone(req.time_zone)
         if req.mode is Mode.NONE:
-            block = self._compose(req, [], Extras(), record=False, window=None, no_record=False)
-            clock.lap("compose")
-            block.timings = clock.timings
+            block = compose(req, [], Extras(), Framing(False, None, False), self.counter)
+            timer.lap("compose")
+            block.timings = timer.timings
             return block
-        table = self.tables.get(req.chain)
+        table = self._tables.get(req.chain)
         snap = table.snapshot() if table is not None else None
         record = req.mode is Mode.FULL and bool(req.query) and is_record_question(req.query)
         # Started as early as possible, so that the model runs while everything up to the
         # neighbour search does. A record question does not search by meaning.
         embedding = (
-            self._embedding.submit(self.embedder.embed, [req.query])
+            self._query_pool.submit(self._embedder.embed, [req.query])
             if req.query.strip() and req.mode is not Mode.WINDOW and snap is not None and not record
             else None
         )
@@ -180,72 +134,52 @@ class BlockBuilder:
             if req.query and req.mode is not Mode.WINDOW
             else None
         )
-        clock.lap("parse")
+        timer.lap("parse")
 
-        sources = self.sources if req.mode is Mode.FULL and snap is not None else None
+        sources = self._sources if req.mode is Mode.FULL and snap is not None else None
 
-        def extras_for(query_vector: npt.NDArray[np.float32] | None) -> Extras:
+        def extras_for(query_vector: Vector | None) -> Extras:
             """The beliefs and map sections (FULL mode), routed by the query's embedding."""
             if sources is None:
                 return Extras()
             made = compose_extras(sources, req.chain, req.query, query_vector, req.budget_tokens)
-            clock.lap("beliefs_and_map")
+            timer.lap("beliefs_and_map")
             return made
 
         extras: Extras | None = None
         shown: list[ShownMemory] = []
         no_record = False
         if snap is not None and len(snap):
+            assert table is not None
             if req.mode is Mode.WINDOW:
-                positions = self._last_turns(snap)
+                positions = last_turns(snap)
                 counts = np.ones(len(positions), dtype=np.uint32)
                 scores = np.zeros(len(positions), dtype=np.float32)
-                clock.lap("rank")
+                timer.lap("rank")
             else:
-                in_window = _window_positions(snap, window)
+                in_window = window_positions(snap, window)
                 no_record = window is not None and len(in_window) == 0
                 if no_record:
                     positions = np.empty(0, np.int64)
                     counts = np.empty(0, np.uint32)
                     scores = np.empty(0, np.float32)
                 else:
-                    assert table is not None
                     positions, counts, scores, extras = self._rank(
-                        req, table, snap, window, in_window, record, clock, embedding, extras_for
+                        req, table, snap, window, in_window, record, timer, embedding, extras_for
                     )
             if extras is None:
                 extras = extras_for(embedding.result()[0] if embedding is not None else None)
-            assert table is not None
             shown = self._fetch_and_render(
                 req, table, snap, window, positions, counts, scores, tz, extras
             )
-            clock.lap("fetch")
+            timer.lap("fetch")
         elif window is not None:
             no_record = True
         if extras is None:
             extras = extras_for(None)
-
-        block = self._compose(req, shown, extras, record=record, window=window, no_record=no_record)
-        # The packer counted each line with the widest date and no repeat suffix; the whole block
-        # is counted here, and the lowest-ranked memories leave until it fits (as many at once as
-        # the overshoot needs, so the text is rarely counted more than twice), then the last map
-        # lines, then the last beliefs.
-        while block.tokens_used > req.budget_tokens:
-            if shown:
-                shown = _drop_lowest(shown, block.tokens_used - req.budget_tokens, self.counter)
-            elif extras.map_lines:
-                extras = extras.without_map_line()
-            elif extras.belief_lines:
-                extras = extras.without_belief_line()
-            else:
-                break
-            block = self._compose(
-                req, shown, extras, record=record, window=window, no_record=no_record
-            )
-        if block.tokens_used > req.budget_tokens:
-            block = _empty_block(req, record, window, no_record)
-        clock.lap("compose")
-        block.timings = clock.timings
+        block = fit_to_budget(req, shown, extras, Framing(record, window, no_record), self.counter)
+        timer.lap("compose")
+        block.timings = timer.timings
         return block
 
     # -- candidates and ranking ----------------------------------------------------------------
@@ -258,96 +192,71 @@ class BlockBuilder:
         window: TimeWindow | None,
         in_window: npt.NDArray[np.int64],
         record: bool,
-        clock: _Clock,
-        embedding: Future[npt.NDArray[np.float32]] | None,
-        extras_for: Callable[[npt.NDArray[np.float32] | None], Extras],
+        timer: StageTimer,
+        embedding: Future[Vector] | None,
+        extras_for: Callable[[Vector | None], Extras],
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], Extras]:
-        sets_ids: list[npt.NDArray[np.int64]] = []
-        sets_rel: list[npt.NDArray[np.float32]] = []
-        sets_match: list[npt.NDArray[np.uint8]] = []
-
-        def add(
-            ids: npt.NDArray[np.int64], rel: npt.NDArray[np.float32] | float, match: bool
-        ) -> None:
-            if len(ids) == 0:
-                return
-            sets_ids.append(ids.astype(np.int64, copy=False))
-            sets_rel.append(np.broadcast_to(np.float32(rel), ids.shape).astype(np.float32))
-            sets_match.append(np.full(len(ids), 1 if match else 0, dtype=np.uint8))
-
+        sets = CandidateSets()
         # The most recent episodes: the honest offer when nothing matches (R2.2).
-        add(snap.ids[_most_recent(snap.occurred_at_us, RECENT_CANDIDATES)], 0.0, False)
+        sets.add(snap.ids[most_recent(snap.occurred_at_us, RECENT_CANDIDATES)], 0.0, False)
         # Inside a named period every episode is a candidate and counts as matching it.
         if window is not None:
-            add(snap.ids[in_window], 0.0, True)
+            sets.add(snap.ids[in_window], 0.0, True)
         if record:
             # A record question is about the whole record, not about its own words: every check,
             # quiz and taught note is a candidate beside the recent conversation (R6.4), ranked
             # with it by salience (wrong checks first) and recency alike. So a wrong check months
             # old can rank below this week's conversation; the beliefs section, which comes first,
             # is what carries older verdicts.
-            kinds = np.isin(snap.kind, [KIND_CODES[k] for k in RECORD_KINDS])
-            add(snap.ids[kinds], 0.0, False)
+            sets.add(snap.ids[record_positions(snap)], 0.0, False)
         has_query = bool(req.query.strip()) and not record
         query_vector = None
         if has_query:
             assert embedding is not None
             norm = normalise(req.query)
-            terms = _distinctive_terms(table, norm, len(snap))
-            ids, relevance = _text_relevance(
-                table, terms, self.store.text_matches(req.chain, terms, TEXT_CANDIDATES_PER_TERM)
-            )
-            add(ids, relevance, True)
-            add(table.tagged(norm), 1.0, True)
-            clock.lap("text")
+            terms = distinctive_terms(norm, table.document_frequency, len(snap))
+            hits = self._episodes.text_matches(req.chain, terms, TEXT_CANDIDATES_PER_TERM)
+            ids, relevance = text_relevance(terms, hits, table.document_frequency, len(table))
+            sets.add(ids, relevance, True)
+            sets.add(table.tagged(norm), 1.0, True)
+            timer.lap("text")
             query_vector = embedding.result()[0]
-            clock.lap("embed")
-            ids, sims = self.index.search(req.chain, query_vector, SEMANTIC_CANDIDATES)
-            if len(ids):
-                sets_ids.append(ids)
-                sets_rel.append(np.clip(sims, 0.0, 1.0).astype(np.float32))
-                sets_match.append((sims >= SEMANTIC_MATCH_MIN).astype(np.uint8))
-            clock.lap("neighbours")
+            timer.lap("embed")
+            sets.add_neighbours(*self._vectors.search(req.chain, query_vector, SEMANTIC_CANDIDATES))
+            timer.lap("neighbours")
         # The map's sections need the query's embedding (to route it to concepts) and must be
         # known before packing, since what they take leaves less for the episodes.
         extras = extras_for(query_vector)
         if extras.routed:
             # Episodes touching the concepts the query was routed to (R2.1).
-            add(table.tagged_with(extras.routed), 1.0, True)
+            sets.add(table.tagged_with(extras.routed), 1.0, True)
         overhead = self._overhead(req, extras, record, window)
 
-        positions, counts, scores, _used = _core.rank_and_pack(
-            snap.ids,
-            snap.occurred_at_us,
-            snap.salience,
-            snap.dup_key,
-            snap.tokens,
-            snap.flagged,
-            np.concatenate(sets_ids) if sets_ids else np.empty(0, np.int64),
-            np.concatenate(sets_rel) if sets_rel else np.empty(0, np.float32),
-            np.concatenate(sets_match) if sets_match else np.empty(0, np.uint8),
-            req.now_us,
-            has_query or window is not None,
-            window.start_us if window else None,
-            window.end_us if window else None,
-            # The tutor's narrations of a period are not memories of it (R2.6).
-            window is not None or record,
-            max(0, req.budget_tokens - overhead),
-            MAX_MEMORIES,
-            scoring.W_RELEVANCE,
-            scoring.W_SALIENCE,
-            scoring.W_RECENCY,
-            scoring.RECENCY_HALF_LIFE_DAYS,
+        cand_ids, cand_relevance, cand_matched = sets.arrays()
+        ranked = rank_and_pack(
+            RankRequest(
+                chain_ids=snap.ids,
+                occurred_at_us=snap.occurred_at_us,
+                salience=snap.salience,
+                dup_key=snap.dup_key,
+                tokens=snap.tokens,
+                flagged=snap.flagged,
+                cand_ids=cand_ids,
+                cand_relevance=cand_relevance,
+                cand_matched=cand_matched,
+                now_us=req.now_us,
+                has_query=has_query or window is not None,
+                window_start_us=window.start_us if window else None,
+                window_end_us=window.end_us if window else None,
+                # The tutor's narrations of a period are not memories of it (R2.6).
+                exclude_flagged=window is not None or record,
+                budget_tokens=max(0, req.budget_tokens - overhead),
+                max_items=MAX_MEMORIES,
+            )
         )
-        clock.lap("rank")
+        positions, counts, scores = ranked.positions, ranked.counts, ranked.scores
+        timer.lap("rank")
         return positions, counts, scores, extras
-
-    def _last_turns(self, snap: Snapshot) -> npt.NDArray[np.int64]:
-        conversation = np.flatnonzero(
-            np.isin(snap.kind, [KIND_CODES[k] for k in CONVERSATION_KINDS])
-        )
-        order = np.argsort(snap.occurred_at_us[conversation], kind="stable")
-        return conversation[order[-WINDOW_TURNS:]][::-1].astype(np.int64)
 
     # -- composition ---------------------------------------------------------------------------
 
@@ -364,17 +273,22 @@ class BlockBuilder:
         extras: Extras,
     ) -> list[ShownMemory]:
         ids = snap.ids[positions]
-        rows = self.store.memory_rows(req.chain, ids.tolist())
+        rows = self._episodes.memory_rows(req.chain, ids.tolist())
         shown = []
         for pos, episode_id, count, score in zip(positions, ids, counts, scores, strict=True):
             ep = rows.get(int(episode_id))
             if ep is None:
                 continue
-            repeated = _same_as(table, snap, int(pos), window) if count > 1 else (ep.episode_id,)
-            line = render.memory_line(
-                ep.kind, ep.summary, render.format_date(ep.occurred_at_us, tz), len(repeated)
+            repeated = (
+                same_as(table.copies(int(snap.dup_key[pos]), len(snap)), snap, int(pos), window)
+                if count > 1
+                else (ep.episode_id,)
             )
-            if _cites_changed_file(ep, extras.fingerprints):
+            line = block_text.memory_line(
+                ep.kind, ep.summary, block_text.format_date(ep.occurred_at_us, tz),
+                len(repeated),
+            )  # fmt: skip
+            if cites_changed_file(ep, extras.fingerprints):
                 line = f"{line} {BLOCK_NOTE}"
             shown.append(ShownMemory(ep, len(repeated), repeated, float(score), line))
         # Earlier work reads oldest first (the design document's block).
@@ -386,175 +300,38 @@ class BlockBuilder:
     ) -> int:
         """Tokens of the block without memories, which the memories' budget must leave room for:
         the fixed frame (counted once per distinct frame) plus what the beliefs and map take."""
-        frame = self._compose(
-            req, [], Extras(), record=record, window=window, no_record=False, count=False
-        )
+        frame = compose(req, [], Extras(), Framing(record, window, False), None)
         tokens = self._frame_tokens.get(frame.text)
         if tokens is None:
-            if len(self._frame_tokens) >= FRAME_CACHE_SIZE:
-                self._frame_tokens.clear()
-            tokens = self._frame_tokens[frame.text] = self.counter.count(frame.text)
+            tokens = self.counter.count(frame.text)
+            self._frame_tokens.put(frame.text, tokens)
         return tokens + extras.tokens
 
-    def _compose(
-        self,
-        req: BlockRequest,
-        shown: list[ShownMemory],
-        extras: Extras,
-        *,
-        record: bool,
-        window: TimeWindow | None,
-        no_record: bool,
-        count: bool = True,
-    ) -> Block:
-        sections: list[Section] = []
-        map_section = (
-            Section(extras.map_header.rstrip(":"), extras.map_lines, concepts=extras.map_concepts)
-            if extras.map_lines
-            else None
-        )
-        if req.mode is not Mode.NONE:
-            if record:
-                sections.append(Section(render.RECORD_TITLE, (render.RECORD_LINE,), headed=False))
-            elif map_section is not None:
-                # An ordinary question: the material first (R6.3).
-                sections.append(map_section)
-            if extras.belief_lines:
-                sections.append(
-                    Section(BELIEFS_TITLE, extras.belief_lines, concepts=extras.belief_concepts)
-                )
-            if no_record and window is not None:
-                lines: tuple[str, ...] = (render.no_record_line(window.label),)
-            elif shown:
-                lines = tuple(m.line for m in shown)
-            else:
-                lines = (render.NOTHING_YET,)
-            ids = tuple(m.episode.episode_id for m in shown)
-            sections.append(Section(render.EARLIER_WORK_TITLE, lines, ids))
-            if record and map_section is not None:
-                # A question about the student's own record: the map comes last (R6.3).
-                sections.append(map_section)
-            sections.append(Section(render.HOW_TO_USE_TITLE, (render.HOW_TO_USE,), headed=False))
-        text = _text(sections)
-        return Block(
-            text=text,
-            sections=sections,
-            memories=shown,
-            block_id=_block_id(req, shown),
-            tokens_used=self.counter.count(text) if text and count else 0,
-            record_mode=record,
-            window=window,
-            no_record=no_record,
-        )
 
+class Blocks:
+    """The BuildBlock use case: a build on a block thread, never awaited past the turn's cap."""
 
-def _drop_lowest(
-    shown: list[ShownMemory], overshoot: int, counter: TokenCounter
-) -> list[ShownMemory]:
-    """`shown` without its lowest-scored memories whose lines add up to `overshoot` tokens (at
-    least one), in the same order."""
-    leaving: set[int] = set()
-    freed = 0
-    for i in sorted(range(len(shown)), key=lambda i: shown[i].score):
-        leaving.add(i)
-        freed += counter.count(shown[i].line) + 1
-        if freed >= overshoot:
-            break
-    return [m for i, m in enumerate(shown) if i not in leaving]
+    def __init__(self, builder: BlockBuilder, executors: Executors, cap_seconds: float) -> None:
+        self.builder = builder
+        self._executors = executors
+        self._cap_seconds = cap_seconds
 
+    @property
+    def tokenizer(self) -> str:
+        return self.builder.counter.name
 
-def _cites_changed_file(row: MemoryRow, fingerprints: dict[str, str] | None) -> bool:
-    """Whether a file the memory cites has been replaced or removed since (R7.4): a lookup of
-    the recorded fingerprints against the chain's current ones. A file this chain never received
-    cannot be judged, and gets no note."""
-    if not fingerprints or not row.cited:
-        return False
-    return any(f in fingerprints and fingerprints[f] != h for f, h in row.cited)
-
-
-def _text(sections: list[Section]) -> str:
-    if not sections:
-        return ""
-    out = [render.HEADER]
-    for s in sections:
-        if s.headed:
-            out.append(f"{s.title}:")
-        out.extend(s.lines)
-    out.append(render.FOOTER)
-    return "\n".join(out)
-
-
-def _empty_block(
-    req: BlockRequest, record: bool, window: TimeWindow | None, no_record: bool
-) -> Block:
-    """A budget too small for even the block's frame gets no block, rather than an overflow."""
-    return Block("", [], [], _block_id(req, []), 0, record, window, no_record)
-
-
-def _block_id(req: BlockRequest, shown: list[ShownMemory]) -> str:
-    """Same request and same memories, same id: a replayed turn is recognisable."""
-    h = hashlib.blake2b(digest_size=12)
-    for part in (req.chain.tenant, req.chain.student, req.chain.subject, req.query):
-        h.update(part.encode())
-        h.update(b"\x00")
-    h.update(f"{req.now_us}:{req.budget_tokens}:{req.mode.value}".encode())
-    for m in shown:
-        h.update(m.episode.episode_id.to_bytes(8, "little"))
-    return h.hexdigest()
-
-
-def _distinctive_terms(table: ChainTable, normalised_query: str, n: int) -> list[str]:
-    """The query's words that are rare in this chain (R2.1): present, but in no more than
-    DISTINCTIVE_MAX_SHARE of its episodes, and not a stop word of any supported language."""
-    cap = max(DISTINCTIVE_MIN_COUNT, int(DISTINCTIVE_MAX_SHARE * n))
-    stops = stop_words()
-    return [
-        word
-        for word in dict.fromkeys(words(normalised_query))
-        if word not in stops and len(word) > 1 and 0 < table.document_frequency(word) <= cap
-    ]
-
-
-def _most_recent(occurred: npt.NDArray[np.int64], k: int) -> npt.NDArray[np.int64]:
-    if len(occurred) <= k:
-        return np.arange(len(occurred), dtype=np.int64)
-    return np.argpartition(occurred, len(occurred) - k)[-k:].astype(np.int64)
-
-
-def _window_positions(snap: Snapshot, window: TimeWindow | None) -> npt.NDArray[np.int64]:
-    if window is None:
-        return np.empty(0, np.int64)
-    inside = (snap.occurred_at_us >= window.start_us) & (snap.occurred_at_us < window.end_us)
-    # The tutor's own narrations do not make a period "recorded" (R2.6).
-    return np.flatnonzero(inside & (snap.flagged == 0)).astype(np.int64)
-
-
-def _same_as(
-    table: ChainTable, snap: Snapshot, pos: int, window: TimeWindow | None
-) -> tuple[int, ...]:
-    """Ids of every episode a collapsed memory stands for, itself first: all its copies in the
-    chain (inside the period, when one was named), not only those that were candidates."""
-    same = table.copies(int(snap.dup_key[pos]), len(snap))
-    if window is not None:
-        at = snap.occurred_at_us[same]
-        same = same[(at >= window.start_us) & (at < window.end_us)]
-    own = int(snap.ids[pos])
-    return (own, *(int(i) for i in snap.ids[same] if int(i) != own))
-
-
-def _text_relevance(
-    table: ChainTable, terms: list[str], hits: list[npt.NDArray[np.int64]]
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-    """Each hit's share of the query's distinctive words, weighted by how rare each word is in
-    the chain (IDF): 1.0 for an episode that holds them all."""
-    if not terms:
-        return np.empty(0, np.int64), np.empty(0, np.float32)
-    n = len(table)
-    idf = [math.log1p(n / max(1, table.document_frequency(t))) for t in terms]
-    ids = np.concatenate(hits)
-    weights = np.concatenate([np.full(len(h), w) for h, w in zip(hits, idf, strict=True)])
-    unique, inverse = np.unique(ids, return_inverse=True)
-    return unique, (np.bincount(inverse, weights=weights) / sum(idf)).astype(np.float32)
-
-
-__all__ = ["Block", "BlockBuilder", "BlockRequest", "Mode", "ShownMemory"]
+    async def build(self, req: BlockRequest, time_remaining: float | None) -> Block | None:
+        """The block, or None when it was dropped at the cap (R6.1): a slow memory must not
+        stand in front of the chat model's first token. The worker finishes on its own; its
+        result is dropped. Raises DeadlineExceeded when the caller's own deadline came first."""
+        limit = self._cap_seconds if time_remaining is None else min(self._cap_seconds,
+                                                                     time_remaining)  # fmt: skip
+        building = self._executors.run(self._executors.blocks, self.builder.build, req)
+        try:
+            return await asyncio.wait_for(building, timeout=max(limit, 0.0))
+        except TimeoutError:
+            if time_remaining is not None and time_remaining <= self._cap_seconds:
+                raise DeadlineExceeded(
+                    "the memory block was not ready before the call's deadline; abandoned"
+                ) from None
+            return None

@@ -1,46 +1,83 @@
-"""A bounded per-chain cache of derived data (a chain's map, its current beliefs): what the most
-recently used chains need on every block is kept in memory, the rest is loaded again on use, so
-memory stays bounded however many chains a server holds."""
+"""The one bounded-cache policy of the server: least recently used entries leave first.
+
+`LruCache` is the policy; `ChainCache` is a per-chain cache of derived data (a chain's map, its
+current beliefs, its passages) built on it, loaded on use and dropped by the change hook
+(`app.changes`) when a write makes it stale. Memory stays bounded however many chains a server
+holds: what the most recently used chains need on every block stays, the rest loads again.
+"""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 from tutor_memory.domain.episodes import ChainKey
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 T = TypeVar("T")
 
 # Chains whose derived data stays in memory, per cache.
 CHAIN_CACHE_SIZE = 1_024
 
 
+class LruCache(Generic[K, V]):
+    """At most `size` entries; reading an entry makes it the most recently used. Thread-safe."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError("an LRU cache holds at least one entry")
+        self._size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def pop(self, key: K) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+
+
 class ChainCache(Generic[T]):
+    """Each chain's derived data, loaded by `load` on first use and kept until `invalidate`."""
+
     def __init__(self, load: Callable[[ChainKey], T], size: int = CHAIN_CACHE_SIZE) -> None:
         self._load = load
-        self._size = size
-        self._items: OrderedDict[ChainKey, T] = OrderedDict()
+        self._items: LruCache[ChainKey, T] = LruCache(size)
         # Bumped by every invalidation, so a load that raced one is not kept as current.
         self._generation: dict[ChainKey, int] = {}
         self._lock = threading.Lock()
 
     def invalidate(self, chain: ChainKey) -> None:
         with self._lock:
-            self._items.pop(chain, None)
+            self._items.pop(chain)
             self._generation[chain] = self._generation.get(chain, 0) + 1
 
     def get(self, chain: ChainKey) -> T:
+        cached = self._items.get(chain)
+        if cached is not None:
+            return cached
         with self._lock:
-            if chain in self._items:
-                self._items.move_to_end(chain)
-                return self._items[chain]
             generation = self._generation.get(chain, 0)
         loaded = self._load(chain)
         with self._lock:
             if self._generation.get(chain, 0) == generation:
-                self._items[chain] = loaded
-                while len(self._items) > self._size:
-                    self._items.popitem(last=False)
+                self._items.put(chain, loaded)
         return loaded

@@ -9,88 +9,30 @@ costs milliseconds for a course of a few hundred concepts, so nothing incrementa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.app.caches import CHAIN_CACHE_SIZE, ChainCache
-from tutor_memory.domain.beliefs.routing import evaluation_of, route_topic
+from tutor_memory.domain.beliefs.routing import confirmed_keys
 from tutor_memory.domain.conceptmap.canonical import canonical_key
-from tutor_memory.domain.conceptmap.graph import ConceptMap, FileConcepts, TaughtNote, build_map
+from tutor_memory.domain.conceptmap.chain_map import ChainMap, taught_notes
+from tutor_memory.domain.conceptmap.graph import ConceptMap, FileConcepts, build_map
 from tutor_memory.domain.conceptmap.names import NameMatcher
-from tutor_memory.domain.conceptmap.teaching import detect_teaching
-from tutor_memory.domain.episodes import ChainKey, Kind, Outcome, StoredEpisode
+from tutor_memory.domain.episodes import ChainKey, Kind
 from tutor_memory.models.embedder import Embedder
-from tutor_memory.store.protocols import LedgerStore
-
-# A query is routed to a concept by meaning from this cosine similarity between the query's
-# embedding and the concept name's (multilingual USE). Names are short, so similarities run lower
-# than sentence-to-sentence ones: a question about a concept by another wording scores 0.45-0.7
-# with its name, unrelated ones stay under 0.35 (checked by hand on the biology fixture course;
-# not tuned on evaluation data).
-ROUTE_SIMILARITY_MIN = 0.45
-# At most this many concepts a query is routed to by meaning (names it spells out always count).
-ROUTE_BY_MEANING_MAX = 3
+from tutor_memory.store.protocols import EpisodeReads, FileReads
 
 
-@dataclass(frozen=True, slots=True)
-class ChainMap:
-    """One chain's map with what routing needs: a name matcher and one vector per node."""
-
-    map: ConceptMap
-    matcher: NameMatcher
-    # Row i is the embedding of map.nodes[i]'s name.
-    vectors: npt.NDArray[np.float32]
-    # file_id -> current fingerprint, or "" for a file that was removed.
-    fingerprints: dict[str, str]
-
-    def route(self, query: str, query_vector: npt.NDArray[np.float32] | None) -> list[str]:
-        """Names of the concepts a query is about: those it names, then the nearest by meaning."""
-        named = self.matcher.find(query)
-        routed = dict.fromkeys(named)
-        if query_vector is not None and len(self.vectors):
-            sims = self.vectors @ query_vector
-            for i in np.argsort(-sims)[:ROUTE_BY_MEANING_MAX]:
-                if sims[i] < ROUTE_SIMILARITY_MIN:
-                    break
-                routed.setdefault(self.map.nodes[int(i)].name)
-        return list(routed)
-
-
-def taught_notes(episodes: Sequence[StoredEpisode]) -> list[TaughtNote]:
-    """The notes of `taught` episodes, oldest first: the concept is the episode's first concept
-    tag (set when the note was routed), the note is re-read from the sentence by today's rules,
-    falling back to the summary for an episode a client wrote without a trigger phrase."""
-    notes = []
-    for ep in episodes:
-        teaching = detect_teaching(ep.text) if ep.text else None
-        name = ep.concepts[0] if ep.concepts else (teaching.topic if teaching else "")
-        if not name:
-            continue
-        notes.append(TaughtNote(name, teaching.note if teaching else ep.summary))
-    return notes
-
-
-def confirmed_keys(checks: Sequence[StoredEpisode], matcher: NameMatcher) -> set[str]:
-    """Canonical keys of the concepts a right check routes to (readiness 0.85), routed by
-    today's rules, as beliefs are."""
-    keys = set()
-    for ep in checks:
-        if ep.check is None or ep.check.outcome is not Outcome.RIGHT:
-            continue
-        _, name = route_topic(ep.check.topic, evaluation_of(ep.text), matcher)
-        if name is not None:
-            keys.add(canonical_key(name))
-    return keys
+class MapReads(FileReads, EpisodeReads, Protocol):
+    """What a map is rebuilt from: the file versions and the taught and check episodes."""
 
 
 class MapCache:
     """Each chain's map, rebuilt from the store when something it is made of changed."""
 
-    def __init__(
-        self, store: LedgerStore, embedder: Embedder, size: int = CHAIN_CACHE_SIZE
-    ) -> None:
+    def __init__(self, store: MapReads, embedder: Embedder, size: int = CHAIN_CACHE_SIZE) -> None:
         self._store = store
         self._embedder = embedder
         self._cache: ChainCache[ChainMap] = ChainCache(self._build, size)
@@ -109,8 +51,12 @@ class MapCache:
             latest[v.file_id] = max(latest.get(v.file_id, 0), v.version)
         current = [v for v in versions if v.version == latest[v.file_id] and not v.removed]
         files = [FileConcepts(v.file_id, v.version, v.concepts, v.name_vectors) for v in current]
+        # A removed file has no current fingerprint (None): the one meaning R7.4's verdict and
+        # the block's citation note both read.
         fingerprints = {
-            v.file_id: v.fingerprint for v in versions if v.version == latest[v.file_id]
+            v.file_id: None if v.removed else v.fingerprint
+            for v in versions
+            if v.version == latest[v.file_id]
         }
         episodes = self._store.episodes_of_kind(chain, (Kind.TAUGHT, Kind.CHECK))
         taught = taught_notes([e for e in episodes if e.kind is Kind.TAUGHT])

@@ -1,44 +1,66 @@
-"""The nightly cycle (SPEC R8), chain by chain, with no model call and a deterministic result:
+"""The nightly cycle (R8), chain by chain, with no model call and a deterministic result:
 
-1. a consolidation episode for the window (nothing for a quiet one; never a digest of digests);
-2. every belief untouched for 45 days decays by 15%, as a new row flagged for reconfirmation;
+1. every whole day (in the chain's time zone) that has ended and has episodes nobody digested yet
+   gets a digest episode: the first digest of the day, or a follow-up of its late arrivals;
+2. as of each such day's end, every belief untouched for 45 days decays by 15%, as a new row
+   flagged for reconfirmation (one clock: when things happened);
 3. calibration of the tutor's predicted mastery against the checks' outcomes;
 4. a bounded batch of citation checks, never-checked episodes first;
 5. the working set and the self-model, recomposed.
 
-Each chain's writes commit in one transaction together with a `consolidations` row for the window,
-so a second run for the same window finds the row and writes nothing. Chains are processed one at
-a time: memory stays bounded by one chain's day, however many chains are active.
+Days come from the episodes, not from the wall clock: a chain's days are local days in the time
+zone of its first run, and a run digests every ended day, however long ago, that still has an
+undigested episode. Exactly once: each chain's writes commit in one transaction that also
+advances the chain's state; a run whose reads are older than that state (a concurrent run, a
+retry) reads again and finds nothing left to do, so any number of retries and concurrent runs
+leave one digest per day and episode. Chains are processed one at a time: memory stays bounded by
+one chain's undigested episodes.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+from zoneinfo import ZoneInfo
 
+from tutor_memory.app.changes import Change
+from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
-from tutor_memory.domain.beliefs.calibration import Calibration, calibrate
-from tutor_memory.domain.beliefs.rules import decay_due, decay_reason, decayed_confidence
+from tutor_memory.domain.annotations import AnnotationKind
+from tutor_memory.domain.beliefs.calibration import calibrate, calibration_json
+from tutor_memory.domain.beliefs.history import calibration_pairs, decayed_row
 from tutor_memory.domain.clock import now_us, us_to_datetime
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.honesty.citations import verify_citations
-from tutor_memory.domain.records import BeliefRow, Consolidation, NewBelief
-from tutor_memory.domain.reporting.digest import DayEpisode, consolidation_note
+from tutor_memory.domain.records import DayDigest, NightlyState
+from tutor_memory.domain.reporting.digest import (
+    ConsolidationNote,
+    consolidation_note,
+    day_episode,
+    local_day,
+)
 from tutor_memory.domain.reporting.report_lines import working_set
-from tutor_memory.store.protocols import AppendOutcome, StoreWriter
+from tutor_memory.store.protocols import AppendOutcome, EpisodeReads, StoreWriter
+from tutor_memory.store.protocols import NightlyReads as NightlyReadsOfStore
 
-# Default window: the day before `now` (R8: "active in the last day").
-DEFAULT_WINDOW_HOURS = 24
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
 # Citations verified per chain per run (R8.4): bounded, so one night's cost does not grow with
 # the whole history; never-checked episodes go first, then those checked longest ago.
 DEFAULT_CITATION_BATCH = 200
-# Annotation kind of a citation check's result (R7.4).
-CITATION_ANNOTATION = "citation"
-# Episodes of one window read per page.
-WINDOW_PAGE = 5_000
-US_PER_HOUR = 3_600 * 1_000_000
+# Consolidate: the largest citation batch one call may ask for.
+MAX_CITATION_BATCH = 10_000
+# The time zone of a chain's days when its first run names none.
+DEFAULT_TIME_ZONE = "UTC"
+# A chain whose state another run changed while this one read it is read again this many times
+# at most; past that, the other run is doing the work and this one leaves the chain to it.
+RACE_RETRIES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +80,17 @@ class Scope:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Consolidation:
+    """One run of the cycle: which chains, the moment up to which days count as ended, the time
+    zone of a chain's days when its first run sets them, and the citation batch."""
+
+    scope: Scope
+    end_us: int
+    time_zone: str = DEFAULT_TIME_ZONE
+    citation_batch: int = DEFAULT_CITATION_BATCH
+
+
 @dataclass(slots=True)
 class CycleSummary:
     chains_active: int = 0
@@ -68,165 +101,190 @@ class CycleSummary:
     chains_already_done: int = 0
 
 
-def day_episode(ep: StoredEpisode) -> DayEpisode:
-    return DayEpisode(
-        episode_id=ep.episode_id,
-        kind=ep.kind.value,
-        summary=ep.summary,
-        salience=ep.salience,
-        occurred_at=us_to_datetime(ep.occurred_at_us),
-        concepts=ep.concepts,
-        check_right=(ep.check.outcome.value == "right") if ep.check else None,
-        topic=ep.check.topic if ep.check else None,
-    )
+@dataclass(frozen=True, slots=True)
+class _Day:
+    """An ended day with episodes to digest, and its digest."""
+
+    start_us: int
+    end_us: int
+    episodes: tuple[StoredEpisode, ...]
+    note: ConsolidationNote
 
 
-def calibration_json(result: Calibration) -> str:
-    return json.dumps(asdict(result), ensure_ascii=False, sort_keys=True)
+class _Raced(Exception):
+    """Another run wrote this chain's state after this run read it."""
 
 
-def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
-    """The decayed successor of a belief untouched for 45 days (R8.2), or None when not due."""
-    last_decay = us_to_datetime(belief.created_at_us) if belief.needs_reconfirmation else None
-    if not decay_due(us_to_datetime(belief.evidence_at_us), last_decay, us_to_datetime(now)):
-        return None
-    return NewBelief(
-        concept=belief.concept,
-        concept_key=belief.concept_key,
-        claim=belief.claim,
-        confidence=decayed_confidence(belief.confidence),
-        supporting=belief.supporting,
-        reason=decay_reason(us_to_datetime(belief.evidence_at_us), us_to_datetime(now)),
-        rules_version=belief.rules_version,
-        needs_reconfirmation=True,
-        evidence_at_us=belief.evidence_at_us,
-    )
+class NightlyReads(EpisodeReads, NightlyReadsOfStore, Protocol):
+    """What the cycle reads: undigested episodes, coverage of days, checks, the citation batch."""
 
 
 class NightlyCycle:
     def __init__(
-        self, ledger: Ledger, maps: MapCache, on_beliefs_changed: Callable[[ChainKey], None]
+        self, ledger: Ledger, store: NightlyReads, maps: MapCache, executors: Executors
     ) -> None:
-        self.ledger = ledger
-        self.maps = maps
-        # Told after a chain's beliefs decayed, so that caches of them drop the chain.
-        self.on_beliefs_changed = on_beliefs_changed
+        self._ledger = ledger
+        self._store = store
+        self._maps = maps
+        self._executors = executors
+
+    async def _read(self, fn: Callable[[], T]) -> T:
+        return await self._executors.run(self._executors.readers, fn)
 
     async def run(
-        self,
-        scope: Scope,
-        *,
-        end_us: int,
-        window_hours: int = DEFAULT_WINDOW_HOURS,
-        citation_batch: int = DEFAULT_CITATION_BATCH,
-        progress: Callable[[int, int], None] | None = None,
+        self, run: Consolidation, *, progress: Callable[[int, int], None] | None = None
     ) -> CycleSummary:
-        start_us = end_us - window_hours * US_PER_HOUR
-        store = self.ledger.store
-        chains = [
-            c
-            for c in await self.ledger.read(lambda: store.active_chains(start_us, end_us))
-            if scope.covers(c)
-        ]
-        summary = CycleSummary(chains_active=len(chains))
-        for done, chain in enumerate(chains, 1):
-            await self._chain(chain, start_us, end_us, citation_batch, summary)
+        summary = CycleSummary()
+        candidates = await self._read(self._store.nightly_candidates)
+        todo = []
+        for chain, top_seq, scanned in candidates:
+            if not run.scope.covers(chain):
+                continue
+            if scanned is not None and top_seq <= scanned:
+                summary.chains_already_done += 1
+            else:
+                todo.append(chain)
+        for done, chain in enumerate(todo, 1):
+            for _ in range(RACE_RETRIES):
+                try:
+                    await self._chain(chain, run, summary)
+                    break
+                except _Raced:
+                    continue
+            else:
+                log.warning("nightly run left a chain to a concurrent run", extra={"chain": chain})
             if progress is not None:
-                progress(done, len(chains))
+                progress(done, len(todo))
         return summary
 
-    async def _chain(
-        self, chain: ChainKey, start_us: int, end_us: int, batch: int, summary: CycleSummary
-    ) -> None:
-        store = self.ledger.store
-        if await self.ledger.read(lambda: store.find_consolidation(chain, start_us, end_us)):
+    async def _chain(self, chain: ChainKey, run: Consolidation, summary: CycleSummary) -> None:
+        store = self._store
+        state = await self._read(lambda: store.nightly_state(chain))
+        zone_name = state.zone if state is not None else run.time_zone
+        zone = ZoneInfo(zone_name)
+        scanned = state.scanned_seq if state is not None else 0
+        new = await self._read(lambda: store.episodes_after(chain, scanned))
+        if not new:
             summary.chains_already_done += 1
             return
-        day = await self.ledger.read(lambda: self._window(chain, start_us, end_us))
-        note = consolidation_note([day_episode(e) for e in day], us_to_datetime(start_us),
-                                  us_to_datetime(end_us))  # fmt: skip
-        checks = await self.ledger.read(lambda: store.episodes_of_kind(chain, (Kind.CHECK,)))
-        calibration = calibrate(
-            [
-                (c.check.predicted_mastery, c.check.outcome.value == "right")
-                for c in checks
-                if c.check is not None and c.check.predicted_mastery is not None
-            ]
+        coverage = await self._read(lambda: store.day_coverage(chain))
+        days, pending = _days_to_digest(new, coverage, zone, zone_name, run.end_us)
+        if not days:
+            return  # everything new is in days that have not ended yet
+        read_up_to = new[-1].seq
+        next_state = NightlyState(
+            zone=zone_name,
+            # Episodes of days that have not ended are read again by the next run.
+            scanned_seq=min(e.seq for e in pending) - 1 if pending else read_up_to,
+            generation=(state.generation if state is not None else 0) + 1,
         )
-        fingerprints = (await self.ledger.read(lambda: self.maps.get(chain))).fingerprints
-        to_verify = await self.ledger.read(
+        checks = await self._read(lambda: store.episodes_of_kind(chain, (Kind.CHECK,)))
+        calibration = calibrate(calibration_pairs(checks))
+        fingerprints = (await self._read(lambda: self._maps.get(chain))).fingerprints
+        to_verify = await self._read(
             lambda: store.episodes_by_id(
-                chain, store.citation_batch(chain, CITATION_ANNOTATION, batch)
+                chain, store.citation_batch(chain, AnnotationKind.CITATION, run.citation_batch)
             )
         )
+        digests = [_digest_episode(chain, day) for day in days]
+        prepared = await self._ledger.embed(digests)
 
-        def write(w: StoreWriter, episode_id: int | None) -> None:
+        def guard(w: StoreWriter) -> None:
+            current = w.nightly_state(chain)
+            if (current.generation if current is not None else 0) != next_state.generation - 1:
+                raise _Raced
+
+        def write(w: StoreWriter, outcomes: list[AppendOutcome]) -> None:
             at = now_us()
             decayed = 0
-            current = w.current_beliefs(chain)
-            for belief in current:
-                successor = decayed_row(belief, end_us)
-                if successor is not None:
-                    new_id = w.add_belief(chain, successor, created_at_us=at)
-                    w.supersede_belief(chain, belief.belief_id, new_id)
-                    decayed += 1
+            for day, outcome in zip(days, outcomes, strict=True):
+                for belief in w.current_beliefs(chain):
+                    successor = decayed_row(belief, day.end_us)
+                    if successor is not None:
+                        new_id = w.add_belief(chain, successor, created_at_us=at)
+                        w.supersede_belief(chain, belief.belief_id, new_id)
+                        decayed += 1
+                w.add_day_digest(
+                    chain,
+                    DayDigest(
+                        day_start_us=day.start_us,
+                        day_end_us=day.end_us,
+                        first_seq=day.episodes[0].seq,
+                        last_seq=day.episodes[-1].seq,
+                        episodes=len(day.episodes),
+                        covered_seq=read_up_to,
+                        episode_id=outcome.episode.episode_id,
+                    ),
+                    done_at_us=at,
+                )
             for ep in sorted(to_verify.values(), key=lambda e: e.episode_id):
                 verdict = verify_citations(
                     [(e.file_id, e.file_fingerprint) for e in ep.evidence], fingerprints
                 )
                 body = json.dumps({"status": verdict.status.value, "detail": verdict.detail})
-                w.annotate(chain, ep.episode_id, CITATION_ANNOTATION, body, created_at_us=at)
+                w.annotate(chain, ep.episode_id, AnnotationKind.CITATION, body, created_at_us=at)
                 summary.citations_verified += 1
                 if verdict.status.changed:
                     summary.citations_changed += 1
-            beliefs_now = w.current_beliefs(chain)
             w.save_self_model(
                 chain,
-                working_set(beliefs_now, us_to_datetime(end_us)),
+                working_set(w.current_beliefs(chain), us_to_datetime(days[-1].end_us)),
                 calibration_json(calibration),
                 at_us=at,
             )
-            w.add_consolidation(
-                chain, Consolidation(start_us, end_us, episode_id, decayed), done_at_us=at
-            )
+            w.save_nightly_state(chain, next_state, at_us=at)
             summary.beliefs_decayed += decayed
 
-        if note is None:
-            await self.ledger.in_transaction(lambda w: write(w, None))
-            self.on_beliefs_changed(chain)
-            return
-        episode = NewEpisode(
-            chain=chain,
-            kind=Kind.CONSOLIDATION,
-            summary=note.summary,
-            text=note.text,
-            concepts=note.concepts,
-            # The last moment of the window: the digest sorts after the day it digests.
-            occurred_at_us=end_us - 1,
-            occurred_at_given=True,
-            evidence=(),
-            check=None,
-            quiz=None,
-            client_key=f"consolidation:{start_us}:{end_us}",
+        await self._ledger.write_with(prepared, write, guard=guard, also=Change.BELIEFS)
+        summary.chains_active += 1
+        summary.consolidation_episodes += len(days)
+
+
+def _days_to_digest(
+    new: Sequence[StoredEpisode],
+    coverage: dict[int, int],
+    zone: ZoneInfo,
+    zone_name: str,
+    end_us: int,
+) -> tuple[list[_Day], list[StoredEpisode]]:
+    """The ended days that have episodes no digest covers yet, oldest first, each with its note;
+    and the episodes of days that have not ended by `end_us`."""
+    by_day: dict[tuple[int, int], list[StoredEpisode]] = {}
+    pending: list[StoredEpisode] = []
+    for ep in new:
+        start, end = local_day(ep.occurred_at_us, zone)
+        if end > end_us:
+            pending.append(ep)
+        elif ep.seq > coverage.get(start, 0):
+            by_day.setdefault((start, end), []).append(ep)
+    days = []
+    for (start, end), episodes in sorted(by_day.items()):
+        note = consolidation_note(
+            [day_episode(e) for e in episodes],
+            us_to_datetime(start),
+            us_to_datetime(end),
+            zone_name,
+            follow_up=start in coverage,
         )
-        prepared = await self.ledger.embed([episode])
+        assert note is not None  # every episode here is in the day and none is a digest
+        days.append(_Day(start, end, tuple(episodes), note))
+    return days, pending
 
-        def then(w: StoreWriter, outcomes: list[AppendOutcome]) -> None:
-            write(w, outcomes[0].episode.episode_id)
 
-        await self.ledger.write_with(prepared, then)
-        self.on_beliefs_changed(chain)
-        summary.consolidation_episodes += 1
-
-    def _window(self, chain: ChainKey, start_us: int, end_us: int) -> list[StoredEpisode]:
-        out: list[StoredEpisode] = []
-        after: tuple[int, int] | None = None
-        while True:
-            page = self.ledger.store.list_episodes(
-                chain, occurred_from_us=start_us, occurred_to_us=end_us, after=after,
-                limit=WINDOW_PAGE,
-            )  # fmt: skip
-            out.extend(page)
-            if len(page) < WINDOW_PAGE:
-                return out
-            after = (page[-1].occurred_at_us, page[-1].seq)
+def _digest_episode(chain: ChainKey, day: _Day) -> NewEpisode:
+    return NewEpisode(
+        chain=chain,
+        kind=Kind.CONSOLIDATION,
+        summary=day.note.summary,
+        text=day.note.text,
+        concepts=day.note.concepts,
+        # The last moment of the day: the digest sorts after the day it digests (and, as an
+        # account of the record, never counts as a record of the day: R7.1).
+        occurred_at_us=day.end_us - 1,
+        occurred_at_given=True,
+        evidence=(),
+        check=None,
+        quiz=None,
+        # The day and the episodes it covers: a digest can never be written twice.
+        client_key=f"digest:{day.start_us}:{day.episodes[0].seq}:{day.episodes[-1].seq}",
+    )

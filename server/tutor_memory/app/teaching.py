@@ -6,24 +6,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
 from tutor_memory.domain.conceptmap.teaching import Teaching, detect_teaching, is_question
-from tutor_memory.domain.episodes import (
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import (
     MAX_CONCEPT_CHARS,
     MAX_SUMMARY_CHARS,
-    MAX_TEXT_BYTES,
-    ChainKey,
-    Kind,
-    NewEpisode,
-    StoredEpisode,
-    check_identifier,
+    check_text,
 )
-from tutor_memory.domain.errors import InvalidArgument
 
 # How a taught note reads in the earlier-work line (the design document's block shows
 # "the student taught you: Taught: in our class we call ...").
 TAUGHT_SUMMARY_PREFIX = "Taught: "
+
+
+@dataclass(frozen=True, slots=True)
+class TaughtNote:
+    """A taught episode ready to append, and what it teaches."""
+
+    concept: str
+    created: bool
+    note: str
+    episode: NewEpisode
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,45 +42,51 @@ class Taught:
 
 
 class Teacher:
-    def __init__(self, ledger: Ledger, maps: MapCache) -> None:
-        self.ledger = ledger
-        self.maps = maps
+    def __init__(self, ledger: Ledger, maps: MapCache, executors: Executors) -> None:
+        self._ledger = ledger
+        self._maps = maps
+        self._executors = executors
 
-    def teaching_in(self, text: str) -> Teaching | None:
-        """The teaching a message carries, if any. `detect_teaching` reads it sentence by
-        sentence and no question sentence ever teaches, so "Remember that X. Got it?" teaches X
-        while "Do you remember that X?" teaches nothing."""
-        return detect_teaching(text) if text.strip() else None
+    async def teaching_in(self, text: str) -> Teaching | None:
+        """The teaching a message carries, if any (read off the event loop). `detect_teaching`
+        reads it sentence by sentence and no question sentence ever teaches, so "Remember that X.
+        Got it?" teaches X while "Do you remember that X?" teaches nothing."""
+        if not text.strip():
+            return None
+        return await self._executors.run(self._executors.text, detect_teaching, text)
 
     async def teach(
         self, chain: ChainKey, text: str, occurred_at_us: int, *, occurred_at_given: bool
     ) -> Taught:
-        check_identifier("student_id", chain.student)
-        check_identifier("subject_id", chain.subject)
-        if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
-            raise InvalidArgument("text", f"more than {MAX_TEXT_BYTES} bytes")
+        check_text("text", text)
         if not text.strip():
             raise InvalidArgument("text", "required")
-        teaching = detect_teaching(text)
-        if teaching is None and is_question(text):
-            raise InvalidArgument("text", "a question never teaches (SPEC R4.3)")
+        teaching = await self.teaching_in(text)
         if teaching is None:
+            question = await self._executors.run(self._executors.text, is_question, text)
+            if question:
+                raise InvalidArgument("text", "a question never teaches (SPEC R4.3)")
             raise InvalidArgument(
                 "text",
                 'no teaching phrase ("remember that ...", "consider X as ...", or its '
                 "equivalent in the student's language)",
             )
-        return await self.record(chain, text, teaching, occurred_at_us, occurred_at_given)
+        taught = await self.taught_note(chain, text, teaching, occurred_at_us, occurred_at_given)
+        outcome = await self._ledger.append(taught.episode)
+        return Taught(taught.concept, taught.created, taught.note, outcome.episode)
 
-    async def record(
+    async def taught_note(
         self,
         chain: ChainKey,
         text: str,
         teaching: Teaching,
         occurred_at_us: int,
         occurred_at_given: bool,
-    ) -> Taught:
-        chain_map = await self.ledger.read(lambda: self.maps.get(chain))
+        client_key: str = "",
+    ) -> TaughtNote:
+        """The `taught` episode a teaching becomes (R4.1, R4.2): a note on the concept it names
+        (exact name match), else a new concept with the teaching's short topic."""
+        chain_map = await self._executors.run(self._executors.readers, self._maps.get, chain)
         named = chain_map.matcher.find(teaching.note)
         concept = named[0] if named else teaching.topic
         note = " ".join(teaching.note.split())
@@ -88,8 +101,6 @@ class Teacher:
             evidence=(),
             check=None,
             quiz=None,
-            client_key="",
+            client_key=client_key,
         )
-        outcome = await self.ledger.append(episode)
-        self.maps.invalidate(chain)
-        return Taught(concept, not named, note, outcome.episode)
+        return TaughtNote(concept, not named, note, episode)

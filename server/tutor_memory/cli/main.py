@@ -110,15 +110,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _verify(data_dir: Path) -> int:
-    from tutor_memory.app.config import DATABASE_FILE_NAME
+    from tutor_memory.app.root import open_store
     from tutor_memory.domain.chain import verify_chain
-    from tutor_memory.store.sqlite.store import SqliteLedgerStore
 
-    path = data_dir / DATABASE_FILE_NAME
-    if not path.exists():
-        print(f"no database at {path}", file=sys.stderr)
+    config = ServerConfig(data_dir=data_dir)
+    if not config.database_path.exists():
+        print(f"no database at {config.database_path}", file=sys.stderr)
         return 2
-    store = SqliteLedgerStore(path)
+    store = open_store(config)
     broken = 0
     try:
         for chain in store.chains():

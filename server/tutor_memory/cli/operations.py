@@ -48,8 +48,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     ingest.add_argument("--file-id", help="file id for a single file (default: its file name)")
 
     cons = sub.add_parser("consolidate", help="run the nightly cycle (cron-friendly)")
-    cons.add_argument("--now", help="end of the window, ISO 8601 (default: now)")
-    cons.add_argument("--window-hours", type=int, default=0, help="default 24")
+    cons.add_argument("--now", help="days ending by then are digested, ISO 8601 (default: now)")
+    cons.add_argument(
+        "--time-zone", default="", help="IANA zone of a chain's days, set by its first run (UTC)"
+    )
     cons.add_argument("--citation-batch", type=int, default=0, help="default 200 per chain")
     cons.add_argument("--student", default="")
     cons.add_argument("--subject", default="")
@@ -170,7 +172,7 @@ def _consolidate_remote(args: argparse.Namespace, end_us: int) -> int:
                     student_id=args.student,
                     subject_id=args.subject,
                     now=now,
-                    window_hours=args.window_hours,
+                    time_zone=args.time_zone,
                     citation_batch=args.citation_batch,
                 ),
                 metadata=_metadata(args.token),
@@ -183,45 +185,31 @@ def _consolidate_remote(args: argparse.Namespace, end_us: int) -> int:
 
 
 async def _consolidate_offline(args: argparse.Namespace, end_us: int) -> int:
-    from tutor_memory.api.server import load_embedder
-    from tutor_memory.app.ledger import Ledger
-    from tutor_memory.app.maps import MapCache
     from tutor_memory.app.nightly import (
         DEFAULT_CITATION_BATCH,
-        DEFAULT_WINDOW_HOURS,
-        NightlyCycle,
+        DEFAULT_TIME_ZONE,
+        Consolidation,
         Scope,
     )
-    from tutor_memory.domain.signing import ServerKey
-    from tutor_memory.index.vectors import VectorIndex
-    from tutor_memory.models.tokenizers import load_counter
-    from tutor_memory.store.sqlite.store import SqliteLedgerStore
+    from tutor_memory.app.root import build_services
 
     data: Path = args.data or DEFAULT_DATA_DIR
     config = ServerConfig(data_dir=data)
     if not config.database_path.exists():
         print(f"no database at {config.database_path}", file=sys.stderr)
         return 2
-    embedder = load_embedder(config)
-    store = SqliteLedgerStore(config.database_path)
-    ledger = Ledger(
-        store,
-        embedder,
-        VectorIndex(embedder.dim),
-        ServerKey.load_or_create(data),
-        load_counter(None),
-    )
+    services = build_services(config)
     try:
-        # Nothing here keeps beliefs in memory: no cache to tell about a decay.
-        cycle = NightlyCycle(ledger, MapCache(store, embedder), lambda _chain: None)
-        summary = await cycle.run(
-            Scope(args.tenant, args.student, args.subject),
-            end_us=end_us,
-            window_hours=args.window_hours or DEFAULT_WINDOW_HOURS,
-            citation_batch=args.citation_batch or DEFAULT_CITATION_BATCH,
+        summary = await services.nightly.run(
+            Consolidation(
+                Scope(args.tenant, args.student, args.subject),
+                end_us=end_us,
+                time_zone=args.time_zone or DEFAULT_TIME_ZONE,
+                citation_batch=args.citation_batch or DEFAULT_CITATION_BATCH,
+            ),
             progress=lambda done, total: progress(done, total, "chains"),
         )
     finally:
-        ledger.close()
+        services.close()
     print(summary_line(summary))
     return 0

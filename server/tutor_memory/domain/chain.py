@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice
+from typing import Final
 
 from tutor_memory.domain.episodes import StoredEpisode
 from tutor_memory.native import _core
@@ -19,31 +21,16 @@ from tutor_memory.native import _core
 # The prev_hash of the first episode of every chain.
 GENESIS_HASH = bytes(32)
 
+VERIFY_CHUNK: Final = 4096
+"""Episodes handed to the Rust core per call by `verify_chain`. Each call holds references to its
+episodes' fields (no copies) and hashes them with the GIL released, so memory stays bounded by one
+chunk whatever the chain's length (100k+ episodes), while 4,096 keeps the per-call cost (a few
+microseconds) negligible next to hashing the chunk."""
+
 
 def recompute(ep: StoredEpisode, prev_hash: bytes) -> bytes:
     """The hash `ep` should have if it follows `prev_hash` (its own stored hash is not read)."""
-    check, quiz = ep.check, ep.quiz
-    return _core.episode_hash(
-        prev_hash,
-        ep.chain.tenant,
-        ep.chain.student,
-        ep.chain.subject,
-        ep.seq,
-        ep.kind.value,
-        ep.summary,
-        ep.text,
-        list(ep.concepts),
-        ep.salience,
-        ep.occurred_at_us,
-        ep.recorded_at_us,
-        [(e.file_id, e.page, e.file_fingerprint) for e in ep.evidence],
-        check.outcome.value if check else "",
-        check.topic if check else "",
-        check.predicted_mastery if check else None,
-        quiz.correct if quiz else 0,
-        quiz.total if quiz else 0,
-        ep.client_key,
-    )
+    return _core.episode_hash(prev_hash, ep)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,43 +54,31 @@ class Verification:
         return self.first_break is None
 
 
+def _reason(found: _core.LinkBreak) -> str:
+    """What a break means, in the words VerifyChain reports."""
+    if found.kind == "seq":
+        return (
+            f"expected seq {found.position}, found seq {found.seq}: episodes were removed or "
+            "renumbered"
+        )
+    if found.kind == "prev_hash":
+        return f"prev_hash does not match the hash of seq {found.seq - 1}: the link is broken"
+    return "the content does not match its stored hash: the row was edited after it was written"
+
+
 def verify_chain(episodes: Iterable[StoredEpisode], *, stop_at: int | None = None) -> Verification:
     """Walks one chain in seq order and names the first break.
 
     Hashes are recomputed from the content alone, starting at the genesis hash, so a rewrite that
     re-hashed every later row still differs from a checkpoint taken before it. `stop_at` asks for
-    the recomputed hash after that many episodes (for checkpoint comparison).
+    the recomputed hash after that many episodes (for checkpoint comparison). The walk itself is
+    the Rust core's (`_core.verify_chain`, documented in `_core.pyi`), one call per `VERIFY_CHUNK`
+    episodes.
     """
-    expected_prev = GENESIS_HASH
-    computed = GENESIS_HASH
-    length = 0
-    first_break: ChainBreak | None = None
-    hash_at_stop = GENESIS_HASH if stop_at == 0 else None
-    for ep in episodes:
-        length += 1
-        if first_break is None:
-            if ep.seq != length:
-                first_break = ChainBreak(
-                    ep.seq,
-                    ep.episode_id,
-                    f"expected seq {length}, found seq {ep.seq}: episodes were removed or "
-                    "renumbered",
-                )
-            elif ep.prev_hash != expected_prev:
-                first_break = ChainBreak(
-                    ep.seq,
-                    ep.episode_id,
-                    f"prev_hash does not match the hash of seq {ep.seq - 1}: the link is broken",
-                )
-        computed = recompute(ep, computed)
-        if first_break is None and computed != ep.hash:
-            first_break = ChainBreak(
-                ep.seq,
-                ep.episode_id,
-                "the content does not match its stored hash: the row was edited after it was "
-                "written",
-            )
-        if stop_at is not None and length == stop_at:
-            hash_at_stop = computed
-        expected_prev = ep.hash
-    return Verification(length, computed, first_break, hash_at_stop)
+    walk = _core.ChainWalk(stop_at=stop_at)
+    pending = iter(episodes)
+    while chunk := list(islice(pending, VERIFY_CHUNK)):
+        walk = _core.verify_chain(chunk, walk)
+    found = walk.first_break
+    first_break = None if found is None else ChainBreak(found.seq, found.episode_id, _reason(found))
+    return Verification(walk.length, walk.head_hash, first_break, walk.hash_at_stop)

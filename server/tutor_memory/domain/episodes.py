@@ -14,6 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import (
+    MAX_CLIENT_KEY_CHARS,
+    MAX_CONCEPT_CHARS,
+    MAX_FILE_ID_CHARS,
+    MAX_SUMMARY_CHARS,
+    MAX_TOPIC_CHARS,
+    check_identifier,
+    check_line,
+    check_not_future,
+    check_text,
+)
 
 
 class Kind(enum.StrEnum):
@@ -47,24 +58,11 @@ SALIENCE_ANSWER = 0.45
 SALIENCE_CONSOLIDATION = 0.40
 SALIENCE_QUESTION = 0.35
 
-# Limits on what one episode may carry. They keep one row small enough to embed, index and show
-# in a block; a caller over a limit gets INVALID_ARGUMENT naming it.
-MAX_ID_CHARS = 128
-MAX_SUMMARY_CHARS = 500
-MAX_TEXT_BYTES = 64 * 1024
+# Limits on what one episode may carry (the constants live with every other field limit in
+# `domain.limits`): they keep one row small enough to embed, index and show in a block.
 MAX_CONCEPTS = 64
-MAX_CONCEPT_CHARS = 200
 MAX_EVIDENCE = 32
-MAX_FILE_ID_CHARS = 256
-MAX_TOPIC_CHARS = 200
-MAX_CLIENT_KEY_CHARS = 200
-# A client clock may run ahead of the server's by this much before occurred_at counts as "in the
-# future" and is refused: a replayed history is in the past, a live one is now.
-MAX_CLOCK_SKEW_US = 300 * 1_000_000
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-# A one-line field may hold tabs (pasted text often does), never line breaks or other controls.
-_LINE_BREAKING = re.compile(r"[\x00-\x08\x0a-\x1f\x7f\u2028\u2029]")
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 
 
@@ -186,43 +184,6 @@ _SALIENCE_BY_KIND: dict[Kind, float] = {
 }
 
 
-def check_identifier(field: str, value: str) -> str:
-    """A student or subject id: non-empty, bounded, no control characters or edge spaces."""
-    if not value:
-        raise InvalidArgument(field, "must not be empty")
-    if len(value) > MAX_ID_CHARS:
-        raise InvalidArgument(field, f"longer than {MAX_ID_CHARS} characters")
-    if _CONTROL.search(value):
-        raise InvalidArgument(field, "must not contain control characters")
-    if value != value.strip():
-        raise InvalidArgument(field, "must not start or end with white space")
-    return value
-
-
-def _check_line(field: str, value: str, limit: int, *, required: bool) -> str:
-    if required and not value.strip():
-        raise InvalidArgument(field, "must not be empty")
-    if len(value) > limit:
-        raise InvalidArgument(field, f"longer than {limit} characters ({len(value)})")
-    if _LINE_BREAKING.search(value):
-        raise InvalidArgument(field, "must be one line without control characters")
-    return value
-
-
-def check_occurred_at(field: str, occurred_us: int, now_us: int) -> int:
-    """A time by the caller's clock (when something happened, where a window ends): not before
-    1970, not in the future beyond the allowed clock skew."""
-    if occurred_us < 0:
-        raise InvalidArgument(field, "before 1970-01-01T00:00:00Z")
-    if occurred_us > now_us + MAX_CLOCK_SKEW_US:
-        raise InvalidArgument(
-            field,
-            f"{(occurred_us - now_us) // 1_000_000} s after the server's clock: it cannot be in "
-            "the future",
-        )
-    return occurred_us
-
-
 def validate_new_episode(
     *,
     chain: ChainKey,
@@ -237,38 +198,40 @@ def validate_new_episode(
     client_key: str,
     now_us: int,
     client_key_required: bool,
+    check_field: str = "check",
 ) -> NewEpisode:
-    """Checks every field of an episode a client wants to append; raises InvalidArgument."""
+    """Checks every field of an episode a client wants to append; raises InvalidArgument.
+
+    `check_field` is where the request holds the check's fields ("check" in a NewEpisode; ""
+    for RecordCheck, whose topic and predicted_mastery are top-level), so that an error names
+    the field the caller actually sent."""
+    check_prefix = f"{check_field}." if check_field else ""
     check_identifier("student_id", chain.student)
     check_identifier("subject_id", chain.subject)
     if kind is Kind.CONSOLIDATION:
         raise InvalidArgument(
             "kind", "consolidation episodes are written only by the nightly cycle"
         )
-    _check_line("summary", summary, MAX_SUMMARY_CHARS, required=True)
-    text_bytes = len(text.encode("utf-8"))
-    if text_bytes > MAX_TEXT_BYTES:
-        raise InvalidArgument("text", f"{text_bytes} bytes, more than the {MAX_TEXT_BYTES} allowed")
-    if "\x00" in text:
-        raise InvalidArgument("text", "must not contain NUL characters")
+    check_line("summary", summary, MAX_SUMMARY_CHARS, required=True)
+    check_text("text", text)
 
     if len(concepts) > MAX_CONCEPTS:
         raise InvalidArgument("concepts", f"{len(concepts)} given, at most {MAX_CONCEPTS}")
     seen: dict[str, int] = {}
     for i, name in enumerate(concepts):
-        _check_line(f"concepts[{i}]", name, MAX_CONCEPT_CHARS, required=True)
+        check_line(f"concepts[{i}]", name, MAX_CONCEPT_CHARS, required=True)
         if name in seen:
             raise InvalidArgument(f"concepts[{i}]", f"duplicate of concepts[{seen[name]}]")
         seen[name] = i
 
     given = occurred_at_us is not None
     occurred = now_us if occurred_at_us is None else occurred_at_us
-    check_occurred_at("occurred_at", occurred, now_us)
+    check_not_future("occurred_at", occurred, now_us)
 
     if len(evidence) > MAX_EVIDENCE:
         raise InvalidArgument("evidence", f"{len(evidence)} items, at most {MAX_EVIDENCE}")
     for i, item in enumerate(evidence):
-        _check_line(f"evidence[{i}].file_id", item.file_id, MAX_FILE_ID_CHARS, required=True)
+        check_identifier(f"evidence[{i}].file_id", item.file_id, MAX_FILE_ID_CHARS)
         if item.page < 0:
             raise InvalidArgument(f"evidence[{i}].page", "must be 0 (whole file) or a 1-based page")
         if not _FINGERPRINT.fullmatch(item.file_fingerprint):
@@ -280,10 +243,16 @@ def validate_new_episode(
     if kind is Kind.CHECK:
         if check is None:
             raise InvalidArgument("check", "required for a check episode (outcome and topic)")
-        _check_line("check.topic", check.topic, MAX_TOPIC_CHARS, required=True)
+        check_line(f"{check_prefix}topic", check.topic, MAX_TOPIC_CHARS, required=True)
         pm = check.predicted_mastery
-        if pm is not None and not (math.isfinite(pm) and 0.0 <= pm <= 1.0):
-            raise InvalidArgument("check.predicted_mastery", "must be a number from 0 to 1")
+        if pm is not None:
+            if not (math.isfinite(pm) and 0.0 <= pm <= 1.0):
+                raise InvalidArgument(
+                    f"{check_prefix}predicted_mastery", "must be a number from 0 to 1"
+                )
+            # One stored and hashed form per value: -0.0 is 0.0 (a store may not keep the sign,
+            # and the hash of a row must not depend on it).
+            check = Check(check.outcome, check.topic, pm + 0.0)
     elif check is not None:
         raise InvalidArgument("check", f"only a check episode carries one, not a {kind} episode")
     if kind is Kind.QUIZ:
@@ -300,7 +269,7 @@ def validate_new_episode(
         raise InvalidArgument(
             "client_key", "required in a batch, so that a retried batch never duplicates"
         )
-    _check_line("client_key", client_key, MAX_CLIENT_KEY_CHARS, required=False)
+    check_line("client_key", client_key, MAX_CLIENT_KEY_CHARS, required=False)
 
     return NewEpisode(
         chain=chain,

@@ -1,17 +1,26 @@
-"""Domain exceptions. The servicer maps each onto one gRPC status code, in one place (service.py).
-
-The messages are shown to callers verbatim, so they name the field and the problem.
+"""The errors the service reports to a caller. Each class carries the gRPC status code it maps to
+(by name, so the domain does not import gRPC); `tutor_memory.api.status` turns any instance,
+of any subclass, into that status. The messages are shown to callers verbatim, so they name the
+field and the problem.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 
 class TutorMemoryError(Exception):
     """Base of every error the service reports to a caller."""
 
+    # The name of a `grpc.StatusCode` member. Subclasses inherit their parent's code unless they
+    # set their own, so a new error class never falls through to an unknown status.
+    code: ClassVar[str] = "INTERNAL"
+
 
 class InvalidArgument(TutorMemoryError):
     """The request is malformed; nothing was changed."""
+
+    code = "INVALID_ARGUMENT"
 
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(f"{field}: {problem}")
@@ -20,28 +29,36 @@ class InvalidArgument(TutorMemoryError):
 
 
 class NotFound(TutorMemoryError):
-    pass
+    code = "NOT_FOUND"
 
 
 class AlreadyExists(TutorMemoryError):
-    pass
+    code = "ALREADY_EXISTS"
 
 
 class Unauthenticated(TutorMemoryError):
-    pass
+    code = "UNAUTHENTICATED"
 
 
 class PermissionDenied(TutorMemoryError):
-    pass
+    code = "PERMISSION_DENIED"
 
 
 class ResourceExhausted(TutorMemoryError):
-    pass
+    code = "RESOURCE_EXHAUSTED"
 
 
 class DeadlineExceeded(TutorMemoryError):
-    pass
+    code = "DEADLINE_EXCEEDED"
 
 
 class FailedPrecondition(TutorMemoryError):
     """The server cannot do this in its present state (e.g. a model file that fails its check)."""
+
+    code = "FAILED_PRECONDITION"
+
+
+class Unavailable(TutorMemoryError):
+    """A resource the call needs (the store) cannot be reached now; a retry may succeed."""
+
+    code = "UNAVAILABLE"

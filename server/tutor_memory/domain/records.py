@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
+from tutor_memory.domain.episodes import ChainKey, Kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,8 @@ class NewBelief:
     rules_version: str
     needs_reconfirmation: bool
     evidence_at_us: int
+    # A decay row: the end of the day (evidence clock) at which it decayed (R8.2).
+    decayed_as_of_us: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,7 @@ class BeliefRow:
     created_at_us: int
     superseded_by: int | None
     retired_at_us: int | None
+    decayed_as_of_us: int | None = None
 
     @property
     def current(self) -> bool:
@@ -106,8 +110,48 @@ class BeliefRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Consolidation:
-    window_start_us: int
-    window_end_us: int
-    episode_id: int | None
-    decayed: int
+class NightlyState:
+    """How far the nightly cycle has read a chain, and the time zone its days are in."""
+
+    zone: str
+    # Every non-digest episode with seq <= scanned_seq was in an ended day and is digested.
+    scanned_seq: int
+    # Bumped by every run that wrote for the chain.
+    generation: int
+
+
+@dataclass(frozen=True, slots=True)
+class DayDigest:
+    """One digest the nightly cycle wrote for a day of a chain (a follow-up digest of late
+    arrivals is a second row for the same day)."""
+
+    day_start_us: int
+    day_end_us: int
+    first_seq: int
+    last_seq: int
+    episodes: int
+    # The highest seq the run had read: every episode of the day up to it is digested.
+    covered_seq: int
+    episode_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChainVectors:
+    """Every stored embedding of one chain made by one model (what the vector index loads)."""
+
+    chain: ChainKey
+    ids: npt.NDArray[np.int64]
+    vectors: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRow:
+    """What a memory block shows of an episode."""
+
+    episode_id: int
+    seq: int
+    kind: Kind
+    summary: str
+    occurred_at_us: int
+    # (file_id, fingerprint) of every file the episode cites, for the citation note (R7.4).
+    cited: tuple[tuple[str, str], ...] = ()

@@ -3,16 +3,14 @@
 A checkpoint is the server's signed statement "at this time, this chain had this many episodes,
 they verified, and the last one hashed to this". An operator keeps checkpoints outside the
 database; VerifyChain with one later shows whether history up to it was rewritten, even by someone
-who re-hashed every row. The key file is created on first start inside the data directory with
-mode 0600; whoever can read it can forge checkpoints, so back it up like any secret.
+who re-hashed every row. The key itself is kept in the data directory (`store.keyfile`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -20,7 +18,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tutor_memory.domain.episodes import ChainKey
 
-KEY_FILE_NAME = "server_ed25519.pem"
 # Names the payload format; a verifier refuses payloads of a format it does not know.
 CHECKPOINT_FORMAT = "tutor-memory/checkpoint/v1"
 
@@ -58,28 +55,15 @@ class ServerKey:
             serialization.Encoding.Raw, serialization.PublicFormat.Raw
         )
 
-    @classmethod
-    def load_or_create(cls, data_dir: Path) -> ServerKey:
-        path = data_dir / KEY_FILE_NAME
-        if path.exists():
-            loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
-            if not isinstance(loaded, Ed25519PrivateKey):
-                raise RuntimeError(f"{path} does not hold an Ed25519 private key")
-            return cls(loaded)
-        key = Ed25519PrivateKey.generate()
-        pem = key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
+    def secret_for(self, purpose: str) -> bytes:
+        """A 32-byte secret for one purpose (block ids), derived from the private key, so that
+        every server holding the key derives the same one."""
+        raw = self._private.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
             serialization.NoEncryption(),
         )
-        data_dir.mkdir(parents=True, exist_ok=True)
-        # O_EXCL: two servers started at once on one directory must not each write a key.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(pem)
-            f.flush()
-            os.fsync(f.fileno())
-        return cls(key)
+        return hashlib.sha256(f"tutor-memory/{purpose}/v1".encode() + raw).digest()
 
     def sign(
         self, chain: ChainKey, length: int, head_hash: bytes, created_at_us: int

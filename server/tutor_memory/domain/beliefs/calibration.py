@@ -13,9 +13,10 @@ ranking, not a probability.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 # Ten equal-width bins over [0, 1], the usual reliability-diagram resolution; a prediction of
 # exactly 1.0 goes into the last bin.
@@ -116,3 +117,7 @@ def calibrate(pairs: Sequence[tuple[float, bool]]) -> Calibration:
         f"(mean prediction {mean_predicted:.2f}; {observed:.2f} of the checks were right)"
     )
     return Calibration(n, bins, ece, calibrated, statement)
+
+
+def calibration_json(result: Calibration) -> str:
+    return json.dumps(asdict(result), ensure_ascii=False, sort_keys=True)

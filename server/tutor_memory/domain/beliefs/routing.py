@@ -4,9 +4,12 @@ exact name matches only; a topic that reads as spoken expression never becomes a
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 
 from tutor_memory.domain.beliefs.spoken import is_spoken_expression
+from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.conceptmap.names import NameMatcher
+from tutor_memory.domain.episodes import Outcome, StoredEpisode
 
 # A check episode's text is the tutor's evaluation, then the student's answer after this marker,
 # so that routing can read the evaluation alone when it replays a check (R5.6).
@@ -41,3 +44,16 @@ def route_topic(topic: str, evaluation: str, matcher: NameMatcher) -> tuple[Rout
     if is_spoken_expression(topic):
         return Routing.SPOKEN_EXPRESSION, None
     return Routing.UNMATCHED, None
+
+
+def confirmed_keys(checks: Sequence[StoredEpisode], matcher: NameMatcher) -> set[str]:
+    """Canonical keys of the concepts a right check routes to (readiness 0.85), routed by
+    today's rules, as beliefs are."""
+    keys = set()
+    for ep in checks:
+        if ep.check is None or ep.check.outcome is not Outcome.RIGHT:
+            continue
+        _, name = route_topic(ep.check.topic, evaluation_of(ep.text), matcher)
+        if name is not None:
+            keys.add(canonical_key(name))
+    return keys

@@ -32,6 +32,9 @@ class NameMatcher:
     """
 
     def __init__(self, names: Iterable[str]) -> None:
+        names = tuple(names)
+        # What the matcher was built from: two matchers of the same names match alike.
+        self.names = frozenset(names)
         self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         seen: set[tuple[str, ...]] = set()
         short_stops = {w for w in stop_words() if len(w) <= SHORT_STOP_WORD_LETTERS}

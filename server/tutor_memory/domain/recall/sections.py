@@ -16,13 +16,13 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.app.beliefs import belief_line
-from tutor_memory.app.maps import ChainMap
+from tutor_memory.domain.beliefs.history import belief_line
 from tutor_memory.domain.beliefs.rules import Claim
 from tutor_memory.domain.conceptmap.canonical import canonical_key
+from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.records import BeliefRow
-from tutor_memory.models.tokenizers import TokenCounter
+from tutor_memory.domain.tokens import TokenCounter
 
 BELIEFS_TITLE = "WHAT YOU CURRENTLY BELIEVE ABOUT THIS STUDENT (from their checks; confidence 0-1)"
 # Most beliefs one block shows, and the share of the budget they may take at most.
@@ -104,8 +104,8 @@ class Extras:
     map_header: str = ""
     map_lines: tuple[str, ...] = ()
     map_concepts: tuple[str, ...] = ()
-    # file_id -> current fingerprint ("" once removed), for the citation note.
-    fingerprints: dict[str, str] | None = None
+    # file_id -> current fingerprint (None once removed), for the citation note.
+    fingerprints: dict[str, str | None] | None = None
     # Names of the concepts the query was routed to (their episodes join recall's candidates).
     routed: tuple[str, ...] = ()
     # Tokens the two sections take, headings and line breaks included, as counted line by line

@@ -263,12 +263,17 @@ def parse_time_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
     Raises ValueError if `tz` is not a known IANA time zone.
     """
     zone = _zone(tz)
-    today = (_EPOCH + timedelta(microseconds=now_us)).astimezone(zone).date()
     tokens = words(query)
-    for found in _candidates(tokens):
-        period = _period(found, today)
-        if period is not None:
-            return _window(found, period, tokens, now_us, today, zone)
+    try:
+        today = (_EPOCH + timedelta(microseconds=now_us)).astimezone(zone).date()
+        for found in _candidates(tokens):
+            period = _period(found, today)
+            if period is not None:
+                return _window(found, period, tokens, now_us, today, zone)
+    except (OverflowError, ValueError):
+        # A period at the calendar's edge (this month in December 9999, today in year 10000 in
+        # the student's zone) cannot be written as dates: it names no window.
+        return None
     return None
 
 

@@ -9,13 +9,16 @@ A window with nothing else in it writes nothing.
 
 from __future__ import annotations
 
+import calendar
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from tutor_memory.domain.episodes import MAX_SUMMARY_CHARS, Kind
+from tutor_memory.domain.clock import us_to_datetime
+from tutor_memory.domain.episodes import Kind, StoredEpisode
+from tutor_memory.domain.limits import MAX_SUMMARY_CHARS
 from tutor_memory.domain.recall.block_text import DATE_FORMAT, KIND_PHRASES
 from tutor_memory.domain.text.normalise import normalise
 
@@ -31,6 +34,9 @@ HEADLINES = 5
 HEADLINE_CHARS = 160
 
 ELLIPSIS = "…"
+
+# How a follow-up note of a day's late arrivals begins ("Late additions to day of 03 Mar 2026").
+LATE_PREFIX = "Late additions to "
 
 # How each kind is counted in the note ("3 questions"), singular then plural, in the order the
 # note lists them.
@@ -130,10 +136,13 @@ def consolidation_note(
     window_start: datetime,
     window_end: datetime,
     tz_name: str = "UTC",
+    *,
+    follow_up: bool = False,
 ) -> ConsolidationNote | None:
     """The note for the episodes that happened in [window_start, window_end), or None for a
     quiet window. Times must be time-zone aware; the note gives dates and times in `tz_name`
-    (IANA). Raises ValueError for an unknown kind."""
+    (IANA). `follow_up` marks a note of episodes that arrived after the day was digested.
+    Raises ValueError for an unknown kind."""
     tz = ZoneInfo(tz_name)
     day = [
         e
@@ -151,6 +160,8 @@ def consolidation_note(
     concepts = _distinct([c for e in day for c in e.concepts])
     topics = _distinct([*concepts, *(e.topic for e in checks if e.topic)])
     label = _window_label(window_start, window_end, tz)
+    if follow_up:
+        label = f"{LATE_PREFIX}{label[0].lower()}{label[1:]}"
 
     by_kind = ", ".join(_count(kinds[k], *nouns) for k, nouns in _KIND_NOUNS.items() if kinds[k])
     salient = sorted(day, key=lambda e: (e.salience, e.occurred_at, e.episode_id), reverse=True)
@@ -173,3 +184,30 @@ def consolidation_note(
         concepts=concepts,
         episode_ids=tuple(sorted(e.episode_id for e in day)),
     )
+
+
+def day_episode(ep: StoredEpisode) -> DayEpisode:
+    return DayEpisode(
+        episode_id=ep.episode_id,
+        kind=ep.kind.value,
+        summary=ep.summary,
+        salience=ep.salience,
+        occurred_at=us_to_datetime(ep.occurred_at_us),
+        concepts=ep.concepts,
+        check_right=(ep.check.outcome.value == "right") if ep.check else None,
+        topic=ep.check.topic if ep.check else None,
+    )
+
+
+def local_day(occurred_at_us: int, zone: ZoneInfo) -> tuple[int, int]:
+    """[start, end) in µs of the calendar day in `zone` that holds the instant; 23 or 25 hours
+    long around a daylight-saving change."""
+    local = us_to_datetime(occurred_at_us).astimezone(zone)
+    start = datetime(local.year, local.month, local.day, tzinfo=zone)
+    following = start.date() + timedelta(days=1)
+    end = datetime(following.year, following.month, following.day, tzinfo=zone)
+    return _us(start), _us(end)
+
+
+def _us(moment: datetime) -> int:
+    return calendar.timegm(moment.utctimetuple()) * 1_000_000 + moment.microsecond

@@ -14,10 +14,11 @@ import numpy as np
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.records import (
     BeliefRow,
-    Consolidation,
+    DayDigest,
     FileVersion,
     NewBelief,
     NewFileVersion,
+    NightlyState,
     StoredPassage,
 )
 
@@ -157,18 +158,18 @@ def current_passages(
 
 _BELIEF_COLUMNS = (
     "belief_id, concept, concept_key, claim, confidence, supporting, reason, rules_version, "
-    "needs_reconfirmation, evidence_at, created_at, superseded_by, retired_at"
+    "needs_reconfirmation, evidence_at, created_at, superseded_by, retired_at, decayed_as_of"
 )
 
 
 def _belief(row: Sequence[Any]) -> BeliefRow:
     (
         belief_id, concept, key, claim, confidence, supporting, reason, rules, reconfirm,
-        evidence_at, created_at, superseded_by, retired_at,
+        evidence_at, created_at, superseded_by, retired_at, decayed_as_of,
     ) = row  # fmt: skip
     return BeliefRow(
         belief_id, concept, key, claim, confidence, tuple(json.loads(supporting)), reason, rules,
-        bool(reconfirm), evidence_at, created_at, superseded_by, retired_at,
+        bool(reconfirm), evidence_at, created_at, superseded_by, retired_at, decayed_as_of,
     )  # fmt: skip
 
 
@@ -177,8 +178,8 @@ def insert_belief(
 ) -> int:
     cur = conn.execute(
         "INSERT INTO beliefs (chain_id, concept, concept_key, claim, confidence, supporting, "
-        "reason, rules_version, needs_reconfirmation, evidence_at, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "reason, rules_version, needs_reconfirmation, evidence_at, created_at, decayed_as_of) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             chain_id,
             belief.concept,
@@ -191,6 +192,7 @@ def insert_belief(
             int(belief.needs_reconfirmation),
             belief.evidence_at_us,
             created_at_us,
+            belief.decayed_as_of_us,
         ),
     )
     assert cur.lastrowid is not None
@@ -245,32 +247,63 @@ def belief_rows(
 # -- the nightly cycle -----------------------------------------------------------------------------
 
 
-def find_consolidation(
-    conn: sqlite3.Connection, chain_id: int, start_us: int, end_us: int
-) -> Consolidation | None:
+def nightly_state(conn: sqlite3.Connection, chain_id: int) -> NightlyState | None:
     row = conn.execute(
-        "SELECT window_start, window_end, episode_id, decayed FROM consolidations "
-        "WHERE chain_id = ? AND window_start = ? AND window_end = ?",
-        (chain_id, start_us, end_us),
+        "SELECT zone, scanned_seq, generation FROM nightly_state WHERE chain_id = ?", (chain_id,)
     ).fetchone()
-    return None if row is None else Consolidation(*row)
+    return None if row is None else NightlyState(row[0], int(row[1]), int(row[2]))
 
 
-def insert_consolidation(
-    conn: sqlite3.Connection, chain_id: int, record: Consolidation, *, done_at_us: int
+def save_nightly_state(
+    conn: sqlite3.Connection, chain_id: int, state: NightlyState, *, at_us: int
 ) -> None:
     conn.execute(
-        "INSERT INTO consolidations (chain_id, window_start, window_end, episode_id, decayed, "
-        "done_at) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO nightly_state (chain_id, zone, scanned_seq, generation, updated_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (chain_id) DO UPDATE SET zone = excluded.zone, "
+        "scanned_seq = excluded.scanned_seq, generation = excluded.generation, "
+        "updated_at = excluded.updated_at",
+        (chain_id, state.zone, state.scanned_seq, state.generation, at_us),
+    )
+
+
+def insert_day_digest(
+    conn: sqlite3.Connection, chain_id: int, digest: DayDigest, *, done_at_us: int
+) -> None:
+    conn.execute(
+        "INSERT INTO day_digests (chain_id, day_start, day_end, first_seq, last_seq, episodes, "
+        "covered_seq, episode_id, done_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             chain_id,
-            record.window_start_us,
-            record.window_end_us,
-            record.episode_id,
-            record.decayed,
+            digest.day_start_us,
+            digest.day_end_us,
+            digest.first_seq,
+            digest.last_seq,
+            digest.episodes,
+            digest.covered_seq,
+            digest.episode_id,
             done_at_us,
         ),
     )
+
+
+def day_coverage(conn: sqlite3.Connection, chain_id: int) -> dict[int, int]:
+    """Start of each digested day -> the highest seq up to which its episodes are digested."""
+    rows = conn.execute(
+        "SELECT day_start, max(covered_seq) FROM day_digests WHERE chain_id = ? GROUP BY day_start",
+        (chain_id,),
+    )
+    return {int(start): int(seq) for start, seq in rows}
+
+
+def nightly_candidates(conn: sqlite3.Connection) -> list[tuple[int, int, int | None]]:
+    """(chain id, highest seq of a non-digest episode, scanned_seq or None) of every chain with
+    an episode other than a digest."""
+    rows = conn.execute(
+        "SELECT e.chain_id, max(e.seq), s.scanned_seq FROM episodes e "
+        "LEFT JOIN nightly_state s ON s.chain_id = e.chain_id "
+        "WHERE e.kind <> 'consolidation' GROUP BY e.chain_id ORDER BY e.chain_id"
+    )
+    return [(int(c), int(m), None if s is None else int(s)) for c, m, s in rows]
 
 
 def save_self_model(
@@ -295,16 +328,6 @@ def self_model_composed_at(conn: sqlite3.Connection, chain_id: int) -> int | Non
         "SELECT composed_at FROM self_models WHERE chain_id = ?", (chain_id,)
     ).fetchone()
     return None if row is None else int(row[0])
-
-
-def active_chain_ids(conn: sqlite3.Connection, start_us: int, end_us: int) -> list[int]:
-    """Chains with an episode (other than a consolidation) recorded in the window."""
-    rows = conn.execute(
-        "SELECT DISTINCT chain_id FROM episodes WHERE occurred_at >= ? AND occurred_at < ? "
-        "AND kind <> 'consolidation' ORDER BY chain_id",
-        (start_us, end_us),
-    )
-    return [int(r[0]) for r in rows]
 
 
 def never_checked_citations(

@@ -31,20 +31,16 @@ from tutor_memory.domain.episodes import (
 from tutor_memory.domain.errors import NotFound
 from tutor_memory.domain.records import (
     BeliefRow,
-    Consolidation,
+    ChainVectors,
+    DayDigest,
     FileVersion,
+    MemoryRow,
     NewBelief,
     NewFileVersion,
+    NightlyState,
     StoredPassage,
 )
-from tutor_memory.store.protocols import (
-    Annotation,
-    AppendOutcome,
-    AppendStatus,
-    ChainVectors,
-    MemoryRow,
-    PreparedEpisode,
-)
+from tutor_memory.store.protocols import Annotation, AppendOutcome, AppendStatus, PreparedEpisode
 from tutor_memory.store.sqlite import side_rows as side
 from tutor_memory.store.sqlite.migrate import migrate
 
@@ -69,14 +65,14 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _fts_term(chain_id: int, term: str) -> str:
+def fts_term(chain_id: int, term: str) -> str:
     """A word as the full-text index holds it: inside its chain's own vocabulary."""
     return f"c{chain_id}_{term}"
 
 
-def _fts_phrase(chain_id: int, term: str) -> str:
+def fts_phrase(chain_id: int, term: str) -> str:
     """A one-term FTS5 query; quoted, so no query text is ever read as FTS5 syntax."""
-    return '"' + _fts_term(chain_id, term).replace('"', '""') + '"'
+    return '"' + fts_term(chain_id, term).replace('"', '""') + '"'
 
 
 def _cited(evidence_json: str) -> tuple[tuple[str, str], ...]:
@@ -112,7 +108,7 @@ def _row_to_episode(row: Sequence[Any]) -> StoredEpisode:
     )
 
 
-class SqliteLedgerStore:
+class SqliteStore:
     """One database file per server. Safe for one writer thread and many reader threads."""
 
     def __init__(self, path: Path) -> None:
@@ -306,7 +302,7 @@ class SqliteLedgerStore:
         assert episode_id is not None
         conn.execute(
             "INSERT INTO episode_fts (rowid, terms) VALUES (?, ?)",
-            (episode_id, " ".join(_fts_term(chain_id, t) for t in sorted(item.terms))),
+            (episode_id, " ".join(fts_term(chain_id, t) for t in sorted(item.terms))),
         )
         return dataclasses.replace(unsaved, episode_id=episode_id, hash=digest)
 
@@ -448,7 +444,7 @@ class SqliteLedgerStore:
         chain_id = self._chain_id(conn, chain, create=False)
         if chain_id is None or not ids:
             return {}
-        # json_each keeps the statement the same for any number of ids (PERFORMANCE.md: a plain
+        # json_each keeps the statement the same for any number of ids (docs/DESIGN.md P4: a plain
         # IN list or json_each reads 300 rows in under a millisecond; a temp table does not).
         rows = conn.execute(
             f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
@@ -490,7 +486,7 @@ class SqliteLedgerStore:
             rows = conn.execute(
                 "SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? ORDER BY rowid DESC "
                 "LIMIT ?",
-                (_fts_phrase(chain_id, term), limit),
+                (fts_phrase(chain_id, term), limit),
             ).fetchall()
             out.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
         return out
@@ -560,13 +556,32 @@ class SqliteLedgerStore:
         ).fetchall()
         return [_row_to_episode(r) for r in rows]
 
-    def find_consolidation(
-        self, chain: ChainKey, start_us: int, end_us: int
-    ) -> Consolidation | None:
+    def nightly_state(self, chain: ChainKey) -> NightlyState | None:
         chain_id = self._existing_chain_id(chain)
+        return None if chain_id is None else side.nightly_state(self._reader(), chain_id)
+
+    def day_coverage(self, chain: ChainKey) -> dict[int, int]:
+        chain_id = self._existing_chain_id(chain)
+        return {} if chain_id is None else side.day_coverage(self._reader(), chain_id)
+
+    def episodes_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        """The chain's episodes after `seq`, digests left out, in seq order."""
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
         if chain_id is None:
-            return None
-        return side.find_consolidation(self._reader(), chain_id, start_us, end_us)
+            return []
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? "
+            "AND e.seq > ? AND e.kind <> 'consolidation' ORDER BY e.seq",
+            (chain_id, seq),
+        ).fetchall()
+        return [_row_to_episode(r) for r in rows]
+
+    def nightly_candidates(self) -> list[tuple[ChainKey, int, int | None]]:
+        conn = self._reader()
+        found = side.nightly_candidates(conn)
+        keys = self._chain_keys(conn, [chain_id for chain_id, _, _ in found])
+        return [(keys[chain_id], top, scanned) for chain_id, top, scanned in found]
 
     def latest_annotations(self, chain: ChainKey, kind: str) -> dict[int, str]:
         """episode id -> body of its newest annotation of `kind`, for the whole chain at once."""
@@ -585,16 +600,13 @@ class SqliteLedgerStore:
         chain_id = self._existing_chain_id(chain)
         return None if chain_id is None else side.self_model_composed_at(self._reader(), chain_id)
 
-    def active_chains(self, start_us: int, end_us: int) -> list[ChainKey]:
-        conn = self._reader()
-        ids = side.active_chain_ids(conn, start_us, end_us)
+    def _chain_keys(self, conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, ChainKey]:
         rows = conn.execute(
             "SELECT chain_id, tenant, student, subject FROM chains "
             "WHERE chain_id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),),
+            (json.dumps(list(ids)),),
         ).fetchall()
-        by_id = {r[0]: ChainKey(r[1], r[2], r[3]) for r in rows}
-        return [by_id[i] for i in ids]
+        return {r[0]: ChainKey(r[1], r[2], r[3]) for r in rows}
 
     def citation_batch(self, chain: ChainKey, kind: str, limit: int) -> list[int]:
         """Episodes to verify next: never-checked first, then those checked longest ago."""
@@ -609,9 +621,9 @@ class SqliteLedgerStore:
 
 
 class SqliteWriter:
-    """Writes inside one transaction of `SqliteLedgerStore.writing()`."""
+    """Writes inside one transaction of `SqliteStore.writing()`."""
 
-    def __init__(self, store: SqliteLedgerStore, conn: sqlite3.Connection) -> None:
+    def __init__(self, store: SqliteStore, conn: sqlite3.Connection) -> None:
         self._store = store
         self._conn = conn
         self.new_chains: dict[ChainKey, int] = {}
@@ -676,13 +688,23 @@ class SqliteWriter:
     def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
         return side.current_beliefs(self._conn, self._chain(chain))
 
-    def find_consolidation(
-        self, chain: ChainKey, start_us: int, end_us: int
-    ) -> Consolidation | None:
-        return side.find_consolidation(self._conn, self._chain(chain), start_us, end_us)
+    def checks_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        rows = self._conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? "
+            "AND e.kind = 'check' AND e.seq > ? ORDER BY e.seq",
+            (self._chain(chain), seq),
+        ).fetchall()
+        return [_row_to_episode(r) for r in rows]
 
-    def add_consolidation(self, chain: ChainKey, record: Consolidation, *, done_at_us: int) -> None:
-        side.insert_consolidation(self._conn, self._chain(chain), record, done_at_us=done_at_us)
+    def nightly_state(self, chain: ChainKey) -> NightlyState | None:
+        """As the store's, but read inside this transaction."""
+        return side.nightly_state(self._conn, self._chain(chain))
+
+    def save_nightly_state(self, chain: ChainKey, state: NightlyState, *, at_us: int) -> None:
+        side.save_nightly_state(self._conn, self._chain(chain), state, at_us=at_us)
+
+    def add_day_digest(self, chain: ChainKey, digest: DayDigest, *, done_at_us: int) -> None:
+        side.insert_day_digest(self._conn, self._chain(chain), digest, done_at_us=done_at_us)
 
     def save_self_model(
         self, chain: ChainKey, working_set: Sequence[str], calibration: str, *, at_us: int

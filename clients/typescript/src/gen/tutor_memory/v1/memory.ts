@@ -1096,14 +1096,23 @@ export interface ConsolidateRequest {
   /** Both empty: every chain of the caller's tenant. student_id alone: that student's chains. */
   studentId: string;
   subjectId: string;
-  /** End of the window (exclusive). Unset: now. */
+  /** Days that end at or before this moment are digested. Unset: now. Not in the future. */
   now?:
     | Date
     | undefined;
-  /** Length of the window; 0 means 24. */
+  /**
+   * Ignored: the cycle works by whole days of the chain's time zone (see time_zone).
+   *
+   * @deprecated
+   */
   windowHours: number;
-  /** Citations verified per chain per run; 0 means 200. */
+  /** Citations verified per chain per run; 0 means 200, at most 10000. */
   citationBatch: number;
+  /**
+   * IANA time zone of a chain's days, fixed by the chain's first run (later runs keep it).
+   * Empty: UTC.
+   */
+  timeZone: string;
 }
 
 export interface ConsolidateReply {
@@ -1112,7 +1121,7 @@ export interface ConsolidateReply {
   beliefsDecayed: number;
   citationsVerified: number;
   citationsChanged: number;
-  /** Chains already consolidated for this window: nothing new written. */
+  /** Chains whose ended days were all digested already: nothing new written. */
   chainsAlreadyDone: number;
 }
 
@@ -9086,7 +9095,7 @@ export const GetReportReply: MessageFns<GetReportReply> = {
 };
 
 function createBaseConsolidateRequest(): ConsolidateRequest {
-  return { studentId: "", subjectId: "", now: undefined, windowHours: 0, citationBatch: 0 };
+  return { studentId: "", subjectId: "", now: undefined, windowHours: 0, citationBatch: 0, timeZone: "" };
 }
 
 export const ConsolidateRequest: MessageFns<ConsolidateRequest> = {
@@ -9105,6 +9114,9 @@ export const ConsolidateRequest: MessageFns<ConsolidateRequest> = {
     }
     if (message.citationBatch !== 0) {
       writer.uint32(40).uint32(message.citationBatch);
+    }
+    if (message.timeZone !== "") {
+      writer.uint32(50).string(message.timeZone);
     }
     return writer;
   },
@@ -9162,6 +9174,14 @@ export const ConsolidateRequest: MessageFns<ConsolidateRequest> = {
             message.citationBatch = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.timeZone = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -9197,6 +9217,11 @@ export const ConsolidateRequest: MessageFns<ConsolidateRequest> = {
         : isSet(object.citation_batch)
         ? globalThis.Number(object.citation_batch)
         : 0,
+      timeZone: isSet(object.timeZone)
+        ? globalThis.String(object.timeZone)
+        : isSet(object.time_zone)
+        ? globalThis.String(object.time_zone)
+        : "",
     };
   },
 
@@ -9217,6 +9242,9 @@ export const ConsolidateRequest: MessageFns<ConsolidateRequest> = {
     if (message.citationBatch !== 0) {
       obj.citationBatch = Math.round(message.citationBatch);
     }
+    if (message.timeZone !== "") {
+      obj.timeZone = message.timeZone;
+    }
     return obj;
   },
 
@@ -9230,6 +9258,7 @@ export const ConsolidateRequest: MessageFns<ConsolidateRequest> = {
     message.now = object.now ?? undefined;
     message.windowHours = object.windowHours ?? 0;
     message.citationBatch = object.citationBatch ?? 0;
+    message.timeZone = object.timeZone ?? "";
     return message;
   },
 };
@@ -9625,9 +9654,10 @@ export const MemoryService = {
     responseDeserialize: (value: Buffer): GetReportReply => GetReportReply.decode(value),
   },
   /**
-   * The nightly cycle for the caller's tenant (one chain, one student or all its chains):
-   * consolidation episodes, belief decay, calibration, citation checks. Deterministic and
-   * idempotent for the same window.
+   * The nightly cycle for the caller's tenant (one chain, one student or all its chains): a
+   * digest of every whole day that has ended and has undigested episodes (a follow-up digest for
+   * a day's late arrivals), belief decay as of each day's end, calibration, citation checks.
+   * Deterministic and exactly once: retries and concurrent runs write each digest once.
    */
   consolidate: {
     path: "/tutor_memory.v1.Memory/Consolidate" as const,
@@ -9717,9 +9747,10 @@ export interface MemoryServer extends UntypedServiceImplementation {
   /** What the memory holds about the student, in numbers and sentences that never invent. */
   getReport: handleUnaryCall<GetReportRequest, GetReportReply>;
   /**
-   * The nightly cycle for the caller's tenant (one chain, one student or all its chains):
-   * consolidation episodes, belief decay, calibration, citation checks. Deterministic and
-   * idempotent for the same window.
+   * The nightly cycle for the caller's tenant (one chain, one student or all its chains): a
+   * digest of every whole day that has ended and has undigested episodes (a follow-up digest for
+   * a day's late arrivals), belief decay as of each day's end, calibration, citation checks.
+   * Deterministic and exactly once: retries and concurrent runs write each digest once.
    */
   consolidate: handleUnaryCall<ConsolidateRequest, ConsolidateReply>;
 }
@@ -10023,9 +10054,10 @@ export interface MemoryClient extends Client {
     callback: (error: ServiceError | null, response: GetReportReply) => void,
   ): ClientUnaryCall;
   /**
-   * The nightly cycle for the caller's tenant (one chain, one student or all its chains):
-   * consolidation episodes, belief decay, calibration, citation checks. Deterministic and
-   * idempotent for the same window.
+   * The nightly cycle for the caller's tenant (one chain, one student or all its chains): a
+   * digest of every whole day that has ended and has undigested episodes (a follow-up digest for
+   * a day's late arrivals), belief decay as of each day's end, calibration, citation checks.
+   * Deterministic and exactly once: retries and concurrent runs write each digest once.
    */
   consolidate(
     request: ConsolidateRequest,

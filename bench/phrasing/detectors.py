@@ -1,0 +1,56 @@
+"""The server's intent detectors, as the phrasing evaluation calls them.
+
+This is the only module of bench/phrasing that imports the server: when the server's modules move,
+repoint the imports here and nothing else. Each function answers one decision of the phrasing set
+with a plain value, whatever richer object the server returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tutor_memory.domain.conceptmap.teaching import detect_teaching
+from tutor_memory.domain.recall.narration import is_narration
+from tutor_memory.domain.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.timewindow import parse_time_window
+
+
+def record(text: str) -> bool:
+    """The message asks about the student's own record."""
+    return is_record_question(text)
+
+
+def period(text: str, now_us: int, time_zone: str) -> bool:
+    """The message names a period the server understands (any window counts, right or wrong)."""
+    return parse_time_window(text, now_us, time_zone) is not None
+
+
+def teaching(text: str) -> bool:
+    """The message teaches the tutor something to keep."""
+    return detect_teaching(text) is not None
+
+
+def narration(text: str, now_us: int, time_zone: str) -> bool:
+    """The tutor's sentence narrates what happened in a period of the record."""
+    return is_narration(text, now_us, time_zone)
+
+
+# The topic a record question is about, or None when it names none. The server has no such
+# extractor yet (a record question switches the whole block to record mode), so the decision is
+# reported as not measured until one is wired in here.
+record_topic: Callable[[str], str | None] | None = None
+
+
+def sources() -> dict[str, str | None]:
+    """Which server function answers each decision, for the report."""
+
+    def name(f: Callable[..., object] | None) -> str | None:
+        return None if f is None else f"{f.__module__}.{f.__qualname__}"
+
+    return {
+        "record": name(is_record_question),
+        "record_topic": name(record_topic),
+        "period": name(parse_time_window),
+        "teaching": name(detect_teaching),
+        "narration": name(is_narration),
+    }

@@ -1,0 +1,165 @@
+"""The episode log's use cases (SPEC R1, R4.3, R5): AppendEpisode, ListEpisodes, VerifyChain and
+Checkpoint.
+
+An appended check changes beliefs exactly as RecordCheck does; an appended question may teach the
+map ("remember that ..."); everything else is a plain append.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from tutor_memory.app.beliefs import BeliefKeeper
+from tutor_memory.app.executors import Executors
+from tutor_memory.app.ledger import Ledger
+from tutor_memory.app.teaching import Teacher
+from tutor_memory.domain.chain import Verification, verify_chain
+from tutor_memory.domain.clock import now_us
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.domain.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from tutor_memory.domain.limits import MAX_CLIENT_KEY_CHARS
+from tutor_memory.domain.signing import ServerKey, SignedCheckpoint
+from tutor_memory.store.protocols import AppendOutcome, AppendStatus, EpisodeReads
+
+# The client key of the taught note a keyed question creates: the question's key and this.
+TAUGHT_KEY_SUFFIX = ":taught"
+
+
+class CheckpointStatus(enum.Enum):
+    HOLDS = "holds"
+    BAD_SIGNATURE = "bad_signature"
+    REWRITTEN = "rewritten"
+    TRUNCATED = "truncated"
+
+
+@dataclass(frozen=True, slots=True)
+class ChainReport:
+    verification: Verification
+    checkpoint_status: CheckpointStatus | None
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodePage:
+    """A page of ListEpisodes: the episodes, and whether another page follows."""
+
+    episodes: list[StoredEpisode]
+    more: bool
+
+
+class Episodes:
+    def __init__(
+        self,
+        ledger: Ledger,
+        store: EpisodeReads,
+        key: ServerKey,
+        beliefs: BeliefKeeper,
+        teacher: Teacher,
+        executors: Executors,
+    ) -> None:
+        self._ledger = ledger
+        self._store = store
+        self._key = key
+        self._beliefs = beliefs
+        self._teacher = teacher
+        self._executors = executors
+
+    async def append(self, episode: NewEpisode, *, deadline: float | None = None) -> AppendOutcome:
+        """Appends one episode; a retry with the same client key and content is a duplicate,
+        with other content ALREADY_EXISTS."""
+        if episode.kind is Kind.CHECK:
+            # A check appended as a plain episode changes beliefs exactly as RecordCheck does.
+            outcome = (await self._beliefs.append_check(episode)).outcome
+        elif episode.kind is Kind.QUESTION:
+            outcome = await self._append_question(episode, deadline)
+        else:
+            outcome = await self._ledger.append(episode, deadline=deadline)
+        if outcome.status is AppendStatus.CONFLICT:
+            raise AlreadyExists(outcome.reason)
+        return outcome
+
+    async def _append_question(self, question: NewEpisode, deadline: float | None) -> AppendOutcome:
+        """A question, and the taught note its message carries (R4: "remember that ..."), in
+        one transaction: both are written or neither. The note's client key derives from the
+        question's, so a retried question never teaches twice."""
+        text = question.text or question.summary
+        teaching = await self._teacher.teaching_in(text)
+        if teaching is None:
+            return await self._ledger.append(question, deadline=deadline)
+        key = f"{question.client_key}{TAUGHT_KEY_SUFFIX}" if question.client_key else ""
+        taught = await self._teacher.taught_note(
+            question.chain,
+            text,
+            teaching,
+            question.occurred_at_us,
+            question.occurred_at_given,
+            client_key=key[:MAX_CLIENT_KEY_CHARS],
+        )
+        prepared = await self._ledger.embed([question, taught.episode])
+        outcomes = await self._ledger.write(prepared, deadline=deadline)
+        return outcomes[0]
+
+    async def list(
+        self,
+        chain: ChainKey,
+        *,
+        occurred_from_us: int | None,
+        occurred_to_us: int | None,
+        after: tuple[int, int] | None,
+        limit: int,
+    ) -> EpisodePage:
+        """Episodes ordered by (occurred_at, seq) inside [from, to), after a page position."""
+        if (
+            occurred_from_us is not None
+            and occurred_to_us is not None
+            and occurred_to_us <= occurred_from_us
+        ):
+            raise InvalidArgument("occurred_to", "must be later than occurred_from")
+        # One row more than the page tells whether another page follows.
+        rows = await self._executors.run(
+            self._executors.readers,
+            lambda: self._store.list_episodes(
+                chain,
+                occurred_from_us=occurred_from_us,
+                occurred_to_us=occurred_to_us,
+                after=after,
+                limit=limit + 1,
+            ),
+        )
+        return EpisodePage(rows[:limit], len(rows) > limit)
+
+    async def verify(
+        self, chain: ChainKey, checkpoint: SignedCheckpoint | None = None
+    ) -> ChainReport:
+        stop_at = checkpoint.length if checkpoint is not None else None
+
+        def walk() -> Verification:
+            return verify_chain(self._store.iter_chain(chain), stop_at=stop_at)
+
+        verification = await self._executors.run(self._executors.readers, walk)
+        status = None
+        if checkpoint is not None:
+            status = self._checkpoint_status(chain, checkpoint, verification)
+        return ChainReport(verification, status)
+
+    def _checkpoint_status(
+        self, chain: ChainKey, checkpoint: SignedCheckpoint, verification: Verification
+    ) -> CheckpointStatus:
+        if not self._key.is_authentic(checkpoint, chain):
+            return CheckpointStatus.BAD_SIGNATURE
+        if verification.length < checkpoint.length:
+            return CheckpointStatus.TRUNCATED
+        if verification.hash_at_stop != checkpoint.head_hash:
+            return CheckpointStatus.REWRITTEN
+        return CheckpointStatus.HOLDS
+
+    async def checkpoint(self, chain: ChainKey) -> SignedCheckpoint:
+        """Signs the chain head after verifying the whole chain: a broken chain is never signed."""
+        report = await self.verify(chain)
+        found = report.verification.first_break
+        if found is not None:
+            raise FailedPrecondition(
+                f"the chain is broken at seq {found.seq} ({found.reason}); refusing to sign it"
+            )
+        v = report.verification
+        return self._key.sign(chain, v.length, v.head_hash, now_us())

@@ -1,0 +1,152 @@
+"""The one composition root: every part of the service built from a configuration, wired once.
+
+`tutor-memory serve` (through `api.server`) and the offline CLI commands both build their parts
+here, so there is one place that decides which store, model, pools, caches and use cases a
+process runs with, and how the caches learn of changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from tutor_memory.app.answers import AnswerTracer
+from tutor_memory.app.beliefs import BeliefKeeper
+from tutor_memory.app.blocks import BlockBuilder, Blocks
+from tutor_memory.app.caches import ChainCache
+from tutor_memory.app.changes import Change, ChangeHub
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.app.episodes import Episodes
+from tutor_memory.app.executors import Executors
+from tutor_memory.app.files import FileIngest, passage_cache
+from tutor_memory.app.ingest import BatchIngest
+from tutor_memory.app.ledger import Ledger
+from tutor_memory.app.maps import MapCache
+from tutor_memory.app.nightly import NightlyCycle
+from tutor_memory.app.reports import Reporter
+from tutor_memory.app.teaching import Teacher
+from tutor_memory.app.views import CachedSources
+from tutor_memory.domain.recall.block_ids import BlockIds
+from tutor_memory.domain.records import BeliefRow
+from tutor_memory.domain.signing import ServerKey
+from tutor_memory.domain.tokens import TokenCounter
+from tutor_memory.index.recall_tables import RecallTables
+from tutor_memory.index.vectors import VectorIndex
+from tutor_memory.models.embedder import Embedder, UseOnnxEmbedder
+from tutor_memory.models.fetch import MODEL_FILE_NAME, default_model_dir
+from tutor_memory.models.tokenizers import load_counter
+from tutor_memory.store.keyfile import load_or_create_server_key
+from tutor_memory.store.protocols import Store
+from tutor_memory.store.sqlite.store import SqliteStore
+
+log = logging.getLogger(__name__)
+
+
+# What the block-id secret is derived for (domain.signing.ServerKey.secret_for).
+BLOCK_ID_PURPOSE = "block-id"
+
+
+class ConfigError(Exception):
+    """The server cannot start with this configuration; the message says why."""
+
+
+def load_embedder(config: ServerConfig) -> Embedder:
+    model_dir = config.model_dir or default_model_dir()
+    return UseOnnxEmbedder(Path(model_dir) / MODEL_FILE_NAME)
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """The use cases, and the parts they share (exposed for start-up reporting and tests)."""
+
+    episodes: Episodes
+    ingest: BatchIngest
+    blocks: Blocks
+    files: FileIngest
+    teacher: Teacher
+    beliefs: BeliefKeeper
+    reporter: Reporter
+    nightly: NightlyCycle
+    answers: AnswerTracer
+    maps: MapCache
+    store: Store
+    embedder: Embedder
+    vectors: VectorIndex
+    tables: RecallTables
+    counter: TokenCounter
+    executors: Executors
+    changes: ChangeHub
+    key: ServerKey
+    ledger: Ledger
+
+    def close(self) -> None:
+        """Waits for the work handed to the pools, then closes the store."""
+        self.executors.shutdown()
+        self.store.close()
+
+
+def open_store(config: ServerConfig) -> Store:
+    """The store a configuration names: the embedded SQLite file in the data directory."""
+    return SqliteStore(config.database_path)
+
+
+def build_services(config: ServerConfig, *, embedder: Embedder | None = None) -> Services:
+    """Opens the store and loads the model and the caches. `embedder` lets tests share one loaded
+    model between servers. Raises ConfigError for a configuration that cannot work."""
+    try:
+        counter = load_counter(config.tokenizer)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    embedder = embedder or load_embedder(config)
+    store = open_store(config)
+    key = load_or_create_server_key(config.data_dir)
+    executors = Executors()
+    changes = ChangeHub()
+    vectors = VectorIndex(embedder.dim)
+    tables = RecallTables()
+    ledger = Ledger(store, embedder, vectors, tables, counter, executors, changes)
+
+    maps = MapCache(store, embedder)
+    current_beliefs: ChainCache[list[BeliefRow]] = ChainCache(store.current_beliefs)
+    passages = passage_cache(store, embedder.model_id)
+    # Every cache of derived data, with the changes that make it stale.
+    changes.subscribe(Change.FILES | Change.TEACHING | Change.CONFIRMATIONS, maps.invalidate)
+    changes.subscribe(Change.BELIEFS, current_beliefs.invalidate)
+    changes.subscribe(Change.FILES, passages.invalidate)
+
+    # Block ids carry what their block showed, sealed under a secret of the server's key.
+    block_ids = BlockIds(key.secret_for(BLOCK_ID_PURPOSE))
+    beliefs = BeliefKeeper(ledger, store, maps, executors)
+    teacher = Teacher(ledger, maps, executors)
+    builder = BlockBuilder(
+        store,
+        embedder,
+        vectors,
+        tables,
+        counter,
+        executors,
+        block_ids,
+        CachedSources(current_beliefs, maps, counter),
+    )
+    return Services(
+        episodes=Episodes(ledger, store, key, beliefs, teacher, executors),
+        ingest=BatchIngest(ledger, beliefs),
+        blocks=Blocks(builder, executors, config.block_cap_seconds),
+        files=FileIngest(ledger, store, embedder, maps, passages, executors),
+        teacher=teacher,
+        beliefs=beliefs,
+        reporter=Reporter(store, maps, executors),
+        nightly=NightlyCycle(ledger, store, maps, executors),
+        answers=AnswerTracer(ledger, store, passages, block_ids, executors),
+        maps=maps,
+        store=store,
+        embedder=embedder,
+        vectors=vectors,
+        tables=tables,
+        counter=counter,
+        executors=executors,
+        changes=changes,
+        key=key,
+        ledger=ledger,
+    )

@@ -1,0 +1,37 @@
+"""SearchPassages (SPEC R3): a chain's current passages ranked by cosine similarity to the query's
+embedding (the vectors are unit length, so a dot product is the cosine)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from tutor_memory.domain.records import StoredPassage
+
+# SearchPassages: at most this many passages per call, and how many when the caller says 0.
+MAX_PASSAGES = 50
+DEFAULT_PASSAGES = 5
+
+# A chain's current passages and their embeddings (row i is passage i's).
+Passages = tuple[list[StoredPassage], npt.NDArray[np.float32]]
+
+
+@dataclass(frozen=True, slots=True)
+class FoundPassage:
+    passage: StoredPassage
+    score: float
+
+
+def nearest(
+    passages: Sequence[StoredPassage],
+    matrix: npt.NDArray[np.float32],
+    query: npt.NDArray[np.float32],
+    limit: int,
+) -> list[FoundPassage]:
+    """The `limit` passages most similar to `query`, best first; ties keep their stored order."""
+    sims = matrix @ query
+    best = np.argsort(-sims, kind="stable")[:limit]
+    return [FoundPassage(passages[i], float(sims[i])) for i in best]

@@ -1,0 +1,214 @@
+"""The memory block as data (SPEC R6): what a turn asks for, the sections it shows, and how they
+are composed into text that fits the caller's token budget (R6.2, R6.3, R6.5, R7.1)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import MAX_TIME_ZONE_CHARS, quoted
+from tutor_memory.domain.recall import block_text
+from tutor_memory.domain.recall.sections import BELIEFS_TITLE, Extras
+from tutor_memory.domain.recall.timewindow import TimeWindow
+from tutor_memory.domain.records import MemoryRow
+from tutor_memory.domain.tokens import TokenCounter
+
+
+class Mode(enum.Enum):
+    FULL = "full"
+    EPISODES = "episodes"
+    WINDOW = "window"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRequest:
+    chain: ChainKey
+    query: str
+    budget_tokens: int
+    now_us: int
+    time_zone: str
+    mode: Mode
+
+
+@dataclass(frozen=True, slots=True)
+class ShownMemory:
+    episode: MemoryRow
+    repeats: int
+    repeated_ids: tuple[int, ...]
+    score: float
+    line: str
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    title: str
+    lines: tuple[str, ...]
+    episode_ids: tuple[int, ...] = ()
+    # A section whose lines stand alone (the record line, how to use) prints no heading.
+    headed: bool = True
+    # Concepts the section's lines are about (map and belief sections), in line order.
+    concepts: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Block:
+    text: str
+    sections: list[Section]
+    memories: list[ShownMemory]
+    block_id: str
+    tokens_used: int
+    record_mode: bool
+    window: TimeWindow | None
+    no_record: bool
+    timings: list[tuple[str, float]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Framing:
+    """What shapes a block besides its content: the record-question mode and the named period."""
+
+    record: bool
+    window: TimeWindow | None
+    no_record: bool
+
+
+def zone(name: str) -> ZoneInfo:
+    """The IANA time zone `name` names ("" is UTC); INVALID_ARGUMENT naming time_zone if none."""
+    if len(name) > MAX_TIME_ZONE_CHARS:
+        raise InvalidArgument("time_zone", f"longer than {MAX_TIME_ZONE_CHARS} characters")
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise InvalidArgument("time_zone", f"unknown IANA time zone {quoted(name)}") from exc
+
+
+def compose(
+    req: BlockRequest,
+    shown: Sequence[ShownMemory],
+    extras: Extras,
+    framing: Framing,
+    counter: TokenCounter | None,
+) -> Block:
+    """The block's sections in the order R6.3 gives them, and its text; `counter` None leaves
+    it uncounted (a frame measured elsewhere)."""
+    sections: list[Section] = []
+    map_section = (
+        Section(extras.map_header.rstrip(":"), extras.map_lines, concepts=extras.map_concepts)
+        if extras.map_lines
+        else None
+    )
+    if req.mode is not Mode.NONE:
+        if framing.record:
+            sections.append(
+                Section(block_text.RECORD_TITLE, (block_text.RECORD_LINE,), headed=False)
+            )
+        elif map_section is not None:
+            # An ordinary question: the material first (R6.3).
+            sections.append(map_section)
+        if extras.belief_lines:
+            sections.append(
+                Section(BELIEFS_TITLE, extras.belief_lines, concepts=extras.belief_concepts)
+            )
+        if framing.no_record and framing.window is not None:
+            lines: tuple[str, ...] = (block_text.no_record_line(framing.window.label),)
+        else:
+            lines = tuple(m.line for m in shown)
+        sections.append(earlier_work(lines, tuple(m.episode.episode_id for m in shown)))
+        if framing.record and map_section is not None:
+            # A question about the student's own record: the map comes last (R6.3).
+            sections.append(map_section)
+        sections.append(HOW_TO_USE)
+    text = text_of(sections)
+    return Block(
+        text=text,
+        sections=sections,
+        memories=list(shown),
+        # Issued once the block is final (domain.recall.block_ids), not per composition.
+        block_id="",
+        tokens_used=counter.count(text) if text and counter is not None else 0,
+        record_mode=framing.record,
+        window=framing.window,
+        no_record=framing.no_record,
+    )
+
+
+def fit_to_budget(
+    req: BlockRequest,
+    shown: list[ShownMemory],
+    extras: Extras,
+    framing: Framing,
+    counter: TokenCounter,
+) -> Block:
+    """The composed block, within the budget (R6.2). Packing counted each memory line with the
+    widest date and no repeat suffix; the whole block is counted here, and the lowest-ranked
+    memories leave until it fits (as many at once as the overshoot needs, so the text is rarely
+    counted more than twice), then the last map lines, then the last beliefs. A budget too small
+    for even the frame gets no block, rather than an overflow."""
+    block = compose(req, shown, extras, framing, counter)
+    while block.tokens_used > req.budget_tokens:
+        if shown:
+            shown = drop_lowest(shown, block.tokens_used - req.budget_tokens, counter)
+        elif extras.map_lines:
+            extras = extras.without_map_line()
+        elif extras.belief_lines:
+            extras = extras.without_belief_line()
+        else:
+            break
+        block = compose(req, shown, extras, framing, counter)
+    if block.tokens_used > req.budget_tokens:
+        block = Block("", [], [], "", 0, framing.record, framing.window, framing.no_record)
+    return block
+
+
+def drop_lowest(
+    shown: Sequence[ShownMemory], overshoot: int, counter: TokenCounter
+) -> list[ShownMemory]:
+    """`shown` without its lowest-scored memories whose lines add up to `overshoot` tokens (at
+    least one), in the same order."""
+    leaving: set[int] = set()
+    freed = 0
+    for i in sorted(range(len(shown)), key=lambda i: shown[i].score):
+        leaving.add(i)
+        freed += counter.count(shown[i].line) + 1
+        if freed >= overshoot:
+            break
+    return [m for i, m in enumerate(shown) if i not in leaving]
+
+
+def cites_changed_file(row: MemoryRow, fingerprints: Mapping[str, str | None] | None) -> bool:
+    """Whether a file the memory cites has been replaced or removed since (R7.4): a lookup of
+    the recorded fingerprints against the chain's current ones. A file this chain never received
+    cannot be judged, and gets no note."""
+    if not fingerprints or not row.cited:
+        return False
+    return any(f in fingerprints and fingerprints[f] != h for f, h in row.cited)
+
+
+def earlier_work(lines: Sequence[str], episode_ids: tuple[int, ...] = ()) -> Section:
+    """The earlier-work section showing these memory lines (a line saying so when none)."""
+    return Section(
+        block_text.EARLIER_WORK_TITLE, tuple(lines) or (block_text.NOTHING_YET,), episode_ids
+    )
+
+
+# The closing instruction every block ends with.
+HOW_TO_USE = Section(block_text.HOW_TO_USE_TITLE, (block_text.HOW_TO_USE,), headed=False)
+
+
+def text_of(sections: Sequence[Section]) -> str:
+    """The block's text: the header, each section (with its heading when it has one), the end
+    marker."""
+    if not sections:
+        return ""
+    out = [block_text.HEADER]
+    for s in sections:
+        if s.headed:
+            out.append(f"{s.title}:")
+        out.extend(s.lines)
+    out.append(block_text.FOOTER)
+    return "\n".join(out)

@@ -1,0 +1,358 @@
+"""BuildBlock through the real server: the design document's failures, as scenario tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import grpc
+import pytest
+
+from tests.helpers.harness import A, B, Harness, question, start_harness, stop_harness
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory.models.tokenizers import TiktokenCounter
+from tutor_memory_client._proto import memory_pb2 as pb
+
+NOW = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
+
+
+def ts(year: int, month: int, day: int, hour: int = 10) -> int:
+    return int(datetime(year, month, day, hour, tzinfo=UTC).timestamp())
+
+
+def episode(
+    summary: str,
+    seconds: int,
+    *,
+    kind: pb.EpisodeKind = pb.EPISODE_KIND_QUESTION,
+    key: str,
+    outcome: pb.CheckOutcome = pb.CHECK_OUTCOME_UNSPECIFIED,
+    concepts: tuple[str, ...] = (),
+) -> pb.NewEpisode:
+    ep = question(summary, key=key, seconds=seconds)
+    ep.kind = kind
+    ep.concepts.extend(concepts)
+    if kind == pb.EPISODE_KIND_CHECK:
+        ep.check.outcome = outcome
+        ep.check.topic = concepts[0] if concepts else summary
+    return ep
+
+
+async def block(
+    h: Harness,
+    query: str,
+    *,
+    budget: int = 1500,
+    mode: pb.BlockMode = pb.BLOCK_MODE_FULL,
+    md: object = A,
+    deadline: float | None = None,
+) -> pb.BuildBlockReply:
+    request = pb.BuildBlockRequest(
+        student_id="s1",
+        subject_id="biology",
+        query=query,
+        budget_tokens=budget,
+        time_zone="Europe/Rome",
+        mode=mode,
+    )
+    request.now.seconds = int(NOW.timestamp())
+    reply: pb.BuildBlockReply = await h.stub.BuildBlock(request, metadata=md, timeout=deadline)
+    return reply
+
+
+def noise(n: int, start: int) -> list[pb.NewEpisode]:
+    """n recent, irrelevant conversation turns, one an hour from `start`."""
+    topics = ["fractions", "the weekend", "homework deadlines", "a football match", "music"]
+    return [
+        episode(
+            f"Let's chat about {topics[i % len(topics)]}, take {i}", start + 3600 * i, key=f"n{i}"
+        )
+        for i in range(n)
+    ]
+
+
+async def test_old_exact_match_beats_500_newer_irrelevant_notes(harness: Harness) -> None:
+    march = episode("What exactly happens in the Krebs cycle?", ts(2026, 3, 14), key="march")
+    reply = await harness.ingest([march, *noise(520, ts(2026, 10, 1))])
+    march_id = reply.items[0].episode_id
+    got = await block(harness, "Can you remind me how the Krebs cycle works?")
+    ids = [m.episode_id for m in got.memories]
+    assert march_id in ids
+    assert ids[0] == march_id or all(
+        m.score <= got.memories[ids.index(march_id)].score for m in got.memories
+    )
+    assert "Krebs cycle" in got.text
+
+
+async def test_month_question_puts_that_months_memories_in_the_block(harness: Harness) -> None:
+    july = [
+        episode("How does osmosis move water?", ts(2026, 7, 3), key="j1"),
+        episode(
+            "Osmosis moves water toward higher solute concentration.",
+            ts(2026, 7, 3, 11),
+            kind=pb.EPISODE_KIND_ANSWER,
+            key="j2",
+        ),
+        episode(
+            "Check on osmosis",
+            ts(2026, 7, 9),
+            kind=pb.EPISODE_KIND_CHECK,
+            outcome=pb.CHECK_OUTCOME_WRONG,
+            concepts=("osmosis",),
+            key="j3",
+        ),
+    ]
+    reply = await harness.ingest([*july, *noise(60, ts(2026, 9, 1))])
+    july_ids = {r.episode_id for r in reply.items[:3]}
+    got = await block(harness, "What did we cover in July?")
+    assert got.time_window.label
+    assert datetime.fromtimestamp(got.time_window.start.seconds, UTC).month in (6, 7)
+    shown = {m.episode_id for m in got.memories}
+    assert july_ids <= shown
+    # Time is a filter: nothing from outside July.
+    assert shown <= july_ids
+    assert not got.no_record
+
+
+async def test_empty_month_says_there_is_no_record(harness: Harness) -> None:
+    await harness.ingest(noise(30, ts(2026, 9, 1)))
+    got = await block(harness, "What did we do in February?")
+    assert got.no_record
+    assert list(got.memories) == []
+    assert "NO RECORD" in got.text
+    assert "FEBRUARY" in got.text.upper()
+
+
+async def test_nine_copies_of_a_question_collapse_into_one_with_a_count(harness: Harness) -> None:
+    copies = [episode("What is a cell?", ts(2026, 9, 1 + i), key=f"c{i}") for i in range(9)]
+    reply = await harness.ingest([*copies, *noise(20, ts(2026, 10, 1))])
+    got = await block(harness, "what is a cell?")
+    cells = [m for m in got.memories if "What is a cell?" in m.line]
+    assert len(cells) == 1
+    assert cells[0].repeats == 9
+    assert "(and 8 more times like it)" in cells[0].line
+    assert set(cells[0].repeated_ids) == {r.episode_id for r in reply.items[:9]}
+
+
+@pytest.mark.parametrize(
+    "query", ["ماذا أخطأت؟", "Cosa ho sbagliato finora?", "What did I get wrong?"]
+)
+async def test_record_question_switches_to_record_mode(harness: Harness, query: str) -> None:
+    reply = await harness.ingest(
+        [
+            episode(
+                "Check on osmosis",
+                ts(2026, 6, 2),
+                kind=pb.EPISODE_KIND_CHECK,
+                outcome=pb.CHECK_OUTCOME_WRONG,
+                concepts=("osmosis",),
+                key="w1",
+            ),
+            episode("Can we go over mitosis?", ts(2026, 6, 2, 11), key="q1"),
+            *noise(600, ts(2026, 9, 1)),
+        ]
+    )
+    wrong_check = reply.items[0].episode_id
+    got = await block(harness, query)
+    assert got.record_mode
+    lines = got.text.splitlines()
+    assert lines[1].startswith("THE STUDENT IS ASKING ABOUT THEIR OWN RECORD")
+    # A wrong check from months ago reaches the block past 600 newer turns.
+    assert wrong_check in [m.episode_id for m in got.memories]
+    # The conversation is kept (R6.4): questions and answers are in it too.
+    kinds = {m.kind for m in got.memories}
+    assert pb.EPISODE_KIND_QUESTION in kinds
+
+
+async def test_episodes_mode_has_no_record_mode(harness: Harness) -> None:
+    await harness.ingest(noise(5, ts(2026, 9, 1)))
+    got = await block(harness, "What did I get wrong?", mode=pb.BLOCK_MODE_EPISODES)
+    assert not got.record_mode
+
+
+async def test_tutor_narration_is_not_recalled_as_a_memory_of_july(harness: Harness) -> None:
+    reply = await harness.ingest(
+        [
+            episode("What is photosynthesis?", ts(2026, 7, 10), key="real"),
+            episode(
+                "In July we covered photosynthesis and osmosis.",
+                ts(2026, 8, 20),
+                kind=pb.EPISODE_KIND_ANSWER,
+                key="narration",
+            ),
+        ]
+    )
+    real, narration = (r.episode_id for r in reply.items)
+    got = await block(harness, "What did we cover in July?")
+    shown = [m.episode_id for m in got.memories]
+    assert real in shown
+    assert narration not in shown
+
+
+async def test_month_with_only_a_narration_of_it_has_no_record(harness: Harness) -> None:
+    await harness.ingest(
+        [
+            episode(
+                "In May we studied the cell membrane.",
+                ts(2026, 5, 20),
+                kind=pb.EPISODE_KIND_ANSWER,
+                key="narration",
+            )
+        ]
+    )
+    got = await block(harness, "what did we study in May?")
+    assert got.no_record
+    assert list(got.memories) == []
+
+
+@pytest.mark.parametrize("budget", [50, 80, 120, 200, 400, 800, 1500, 3000, 8000])
+async def test_block_never_exceeds_its_budget(harness: Harness, budget: int) -> None:
+    long_ones = [
+        episode(
+            ("Explain the light reactions of photosynthesis in detail " * 8)[:480] + f" v{i}",
+            ts(2026, 9, 1) + i,
+            key=f"l{i}",
+        )
+        for i in range(60)
+    ]
+    await harness.ingest([*long_ones, *noise(200, ts(2026, 10, 1))])
+    counter = TiktokenCounter()
+    for query in ("photosynthesis light reactions", "", "what did I get wrong?", "in September?"):
+        got = await block(harness, query, budget=budget)
+        assert got.tokens_used <= budget
+        assert counter.count(got.text) == got.tokens_used
+        assert got.budget_tokens == budget
+
+
+async def test_one_millisecond_deadline_drops_the_block_and_the_next_call_works(
+    harness: Harness,
+) -> None:
+    await harness.ingest(noise(300, ts(2026, 9, 1)))
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await block(harness, "football", deadline=0.001)
+    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    got = await block(harness, "football")
+    assert got.memories
+
+
+async def test_hard_cap_drops_the_block(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder
+) -> None:
+    from dataclasses import replace
+
+    h = await start_harness(replace(server_config, block_cap_seconds=0.0), embedder)
+    try:
+        await h.ingest(noise(50, ts(2026, 9, 1)))
+        got = await block(h, "football")
+        assert got.dropped
+        assert got.text == ""
+    finally:
+        await stop_harness(h)
+
+
+async def test_window_mode_shows_the_last_twenty_turns(harness: Harness) -> None:
+    reply = await harness.ingest(noise(50, ts(2026, 9, 1)))
+    got = await block(harness, "anything", mode=pb.BLOCK_MODE_WINDOW, budget=8000)
+    assert {m.episode_id for m in got.memories} == {r.episode_id for r in reply.items[-20:]}
+
+
+async def test_none_mode_is_an_empty_block(harness: Harness) -> None:
+    await harness.ingest(noise(5, ts(2026, 9, 1)))
+    got = await block(harness, "football", mode=pb.BLOCK_MODE_NONE)
+    assert got.text == ""
+    assert list(got.memories) == []
+
+
+async def test_block_of_another_tenant_shows_nothing_of_this_one(harness: Harness) -> None:
+    await harness.ingest(noise(20, ts(2026, 9, 1)))
+    got = await block(harness, "football", md=B)
+    assert list(got.memories) == []
+    assert "nothing recorded yet" in got.text
+
+
+async def test_annotate_answer_saves_the_shown_memories(harness: Harness) -> None:
+    await harness.ingest(noise(20, ts(2026, 9, 1)))
+    got = await block(harness, "football")
+    answer = await harness.append(
+        episode(
+            "Here is how the match relates to energy.",
+            ts(2026, 11, 20),
+            kind=pb.EPISODE_KIND_ANSWER,
+            key="answer-1",
+        )
+    )
+    ids = [m.episode_id for m in got.memories]
+    request = pb.AnnotateAnswerRequest(
+        student_id="s1",
+        subject_id="biology",
+        answer_episode_id=answer.episode.episode_id,
+        block_id=got.block_id,
+        memory_ids=ids,
+    )
+    reply = await harness.stub.AnnotateAnswer(request, metadata=A)
+    assert reply.annotation_id > 0
+    saved = harness.app.services.store.annotations(
+        ChainKey("tenant-a", "s1", "biology"), answer.episode.episode_id, "shown_memories"
+    )
+    assert len(saved) == 1
+    assert got.block_id in saved[0].body
+
+    # An id the block did not show is refused, even one the chain holds (R7.2).
+    for bad_ids, code in (
+        ([ids[0], 10**9], grpc.StatusCode.INVALID_ARGUMENT),
+        ([ids[0], answer.episode.episode_id], grpc.StatusCode.INVALID_ARGUMENT),
+    ):
+        request.memory_ids[:] = bad_ids
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await harness.stub.AnnotateAnswer(request, metadata=A)
+        assert err.value.code() == code
+    request.memory_ids[:] = ids
+    request.answer_episode_id = ids[0]  # a question, not an answer
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await harness.stub.AnnotateAnswer(request, metadata=A)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    # Another tenant cannot annotate this chain's answer: the block was not issued for its chain.
+    request.answer_episode_id = answer.episode.episode_id
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await harness.stub.AnnotateAnswer(request, metadata=B)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert (err.value.details() or "").startswith("block_id:")
+
+
+async def test_blocks_survive_a_restart(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder
+) -> None:
+    h = await start_harness(server_config, embedder)
+    await h.ingest(
+        [episode("What is the Krebs cycle?", ts(2026, 3, 1), key="k"), *noise(50, ts(2026, 9, 1))]
+    )
+    before = await block(h, "Krebs cycle")
+    await stop_harness(h)
+    h = await start_harness(server_config, embedder)
+    try:
+        after = await block(h, "Krebs cycle")
+        assert [m.episode_id for m in after.memories] == [m.episode_id for m in before.memories]
+        assert after.block_id == before.block_id
+    finally:
+        await stop_harness(h)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("budget_tokens", 0, "budget_tokens:"),
+        ("time_zone", "Mars/Olympus", "time_zone:"),
+        ("query", "x" * 9000, "query:"),
+        ("mode", 42, "mode:"),
+    ],
+)
+async def test_bad_block_request_is_invalid_argument(
+    harness: Harness, field: str, value: object, message: str
+) -> None:
+    request = pb.BuildBlockRequest(student_id="s1", subject_id="biology", budget_tokens=500)
+    setattr(request, field, value)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await harness.stub.BuildBlock(request, metadata=A)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert message in (err.value.details() or "")

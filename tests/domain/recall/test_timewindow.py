@@ -1,0 +1,287 @@
+"""R2.5 time is a filter: the calendar period a query names, in the student's zone, as UTC."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tutor_memory.domain.recall.timewindow import (
+    RECORD_HORIZON_YEARS,
+    TimeWindow,
+    parse_time_window,
+)
+
+ROME = "Europe/Rome"
+RIYADH = "Asia/Riyadh"
+NEW_YORK = "America/New_York"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def us(local: str, tz: str = ROME) -> int:
+    """Microseconds since the epoch of a local wall-clock time in `tz`."""
+    aware = datetime.fromisoformat(local).replace(tzinfo=ZoneInfo(tz))
+    return (aware - _EPOCH) // timedelta(microseconds=1)
+
+
+def utc_us(year: int, month: int, day: int, hour: int, minute: int = 0) -> int:
+    return (datetime(year, month, day, hour, minute, tzinfo=UTC) - _EPOCH) // timedelta(
+        microseconds=1
+    )
+
+
+# Wednesday 25 November 2026, mid-afternoon in Rome.
+NOW = us("2026-11-25T15:00:00")
+
+
+def window(query: str, now: int = NOW, tz: str = ROME) -> TimeWindow:
+    found = parse_time_window(query, now, tz)
+    assert found is not None, query
+    return found
+
+
+def test_month_without_year_is_the_most_recent_month_that_has_started() -> None:
+    march = window("What did we cover in March?")
+    assert (march.start_us, march.end_us) == (us("2026-03-01T00:00"), us("2026-04-01T00:00"))
+    assert march.label == "March 2026"
+    december = window("what did we do in December")
+    assert (december.start_us, december.end_us) == (us("2025-12-01T00:00"), us("2026-01-01T00:00"))
+    assert december.label == "December 2025"
+
+
+def test_the_current_month_by_name_runs_to_now() -> None:
+    november = window("what did we study in November?")
+    assert (november.start_us, november.end_us) == (us("2026-11-01T00:00"), NOW + 1)
+    assert november.label == "November 2026 (so far)"
+
+
+def test_month_with_year_is_that_month() -> None:
+    found = window("What did we cover in March 2025?")
+    assert (found.start_us, found.end_us) == (us("2025-03-01T00:00"), us("2025-04-01T00:00"))
+    assert (found.label, found.expression) == ("March 2025", "in march 2025")
+    assert window("July of 2025").label == "July 2025"
+    assert window("julio de 2025").label == "July 2025"
+
+
+def test_in_december_asked_in_january_is_the_previous_year() -> None:
+    now = us("2027-01-10T09:00")
+    found = window("in December", now)
+    assert (found.start_us, found.end_us) == (us("2026-12-01T00:00"), us("2027-01-01T00:00"))
+
+
+def test_last_month_in_january_is_december_of_the_previous_year() -> None:
+    now = us("2027-01-10T09:00")
+    found = window("what did we do last month?", now)
+    assert (found.start_us, found.end_us) == (us("2026-12-01T00:00"), us("2027-01-01T00:00"))
+    assert found.label == "last month (December 2026)"
+
+
+def test_last_week_is_the_previous_monday_to_sunday_week() -> None:
+    found = window("what did we do last week?")
+    assert (found.start_us, found.end_us) == (us("2026-11-16T00:00"), us("2026-11-23T00:00"))
+    assert found.label == "last week (2026-11-16 to 2026-11-22)"
+
+
+def test_last_week_across_a_month_end() -> None:
+    found = window("last week", us("2026-12-09T08:00"))  # a Wednesday
+    assert (found.start_us, found.end_us) == (us("2026-11-30T00:00"), us("2026-12-07T00:00"))
+    assert found.label == "last week (2026-11-30 to 2026-12-06)"
+
+
+def test_last_week_across_a_year_end() -> None:
+    found = window("la semana pasada", us("2027-01-06T08:00"))
+    assert (found.start_us, found.end_us) == (us("2026-12-28T00:00"), us("2027-01-04T00:00"))
+
+
+def test_this_week_runs_from_monday_to_now() -> None:
+    found = window("what have we done this week?")
+    assert (found.start_us, found.end_us) == (us("2026-11-23T00:00"), NOW + 1)
+    assert found.label == "this week (2026-11-23 to 2026-11-25, so far)"
+    monday = us("2026-11-23T10:00")
+    assert window("this week", monday).start_us == us("2026-11-23T00:00")
+
+
+def test_yesterday_and_today_are_local_days() -> None:
+    yesterday = window("what did we do yesterday?")
+    assert (yesterday.start_us, yesterday.end_us) == (
+        us("2026-11-24T00:00"),
+        us("2026-11-25T00:00"),
+    )
+    assert yesterday.label == "yesterday (2026-11-24)"
+    today = window("today")
+    assert (today.start_us, today.end_us) == (us("2026-11-25T00:00"), NOW + 1)
+    assert today.label == "today (2026-11-25, so far)"
+
+
+def test_yesterday_over_a_daylight_saving_change_is_23_hours_long() -> None:
+    found = window("ieri", us("2026-03-30T10:00"))  # Rome moved to summer time on 29 March
+    assert found.end_us - found.start_us == 23 * 3600 * 1_000_000
+
+
+def test_this_year_and_last_year() -> None:
+    this_year = window("this year")
+    assert (this_year.start_us, this_year.end_us) == (us("2026-01-01T00:00"), NOW + 1)
+    assert this_year.label == "this year (2026, so far)"
+    last_year = window("l'anno scorso")
+    assert (last_year.start_us, last_year.end_us) == (
+        us("2025-01-01T00:00"),
+        us("2026-01-01T00:00"),
+    )
+
+
+def test_exact_utc_boundaries_in_rome_across_summer_time() -> None:
+    july = window("July 2026")
+    assert (july.start_us, july.end_us) == (utc_us(2026, 6, 30, 22), utc_us(2026, 7, 31, 22))
+    march = window("March 2026")  # starts in winter time (UTC+1), ends in summer time (UTC+2)
+    assert (march.start_us, march.end_us) == (utc_us(2026, 2, 28, 23), utc_us(2026, 3, 31, 22))
+
+
+def test_exact_utc_boundaries_in_riyadh() -> None:
+    now = us("2026-11-25T15:00", RIYADH)
+    march = window("في مارس 2026", now, RIYADH)
+    assert (march.start_us, march.end_us) == (utc_us(2026, 2, 28, 21), utc_us(2026, 3, 31, 21))
+    yesterday = window("أمس", now, RIYADH)
+    assert (yesterday.start_us, yesterday.end_us) == (
+        utc_us(2026, 11, 23, 21),
+        utc_us(2026, 11, 24, 21),
+    )
+
+
+def test_the_time_zone_decides_which_month_it_is() -> None:
+    now = utc_us(2026, 11, 30, 23, 30)  # already 1 December in Rome, still November in New York
+    assert window("in December", now, ROME).label == "December 2026 (so far)"
+    assert window("in December", now, NEW_YORK).label == "December 2025"
+    assert window("in December", now, "UTC").label == "December 2025"
+    new_york = window("last week", now, NEW_YORK)
+    assert new_york.start_us == us("2026-11-23T00:00", NEW_YORK)
+
+
+@pytest.mark.parametrize("tz", ["Mars/Olympus_Mons", "", "../etc/passwd", "Europe"])
+def test_an_invalid_time_zone_is_a_value_error(tz: str) -> None:
+    with pytest.raises(ValueError, match="time zone"):
+        parse_time_window("last week", NOW, tz)
+    with pytest.raises(ValueError, match="time zone"):
+        parse_time_window("no time here", NOW, tz)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "May I ask what osmosis is?",
+        "You may use a calculator",
+        "Why did the soldiers march to Rome?",
+        "the Ides of March",
+        "La planète Mars est rouge",
+        "Le sol de Mars",
+        "Non ho mai capito le frazioni",
+        "O marco zero da cidade",
+        "¿Qué hizo Julio César?",
+        "Hoy en día usamos energía solar",
+        "Al giorno d'oggi la cellula è studiata",
+        "ما هو باب القلب؟",
+        "مارس الرياضة كل يوم",
+        "What is osmosis?",
+    ],
+)
+def test_ambiguous_words_do_not_fire_on_their_other_meaning(query: str) -> None:
+    assert parse_time_window(query, NOW, ROME) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("what did we do in May?", "May 2026"),
+        ("May 2025", "May 2025"),
+        ("during march", "March 2026"),
+        ("last August", "August 2026"),
+        ("Qu'avons-nous vu en mars ?", "March 2026"),
+        ("mars 2025", "March 2025"),
+        ("en mai", "May 2026"),
+        ("Was haben wir im Mai gemacht?", "May 2026"),
+        ("Was haben wir im März gemacht?", "March 2026"),
+        ("im Maerz", "March 2026"),
+        ("Was haben wir im Marz gemacht?", "March 2026"),
+        ("O que estudamos em março?", "March 2026"),
+        ("o que estudamos em marco", "March 2026"),
+        ("Março de 2025", "March 2025"),
+        ("¿Qué estudiamos en julio?", "July 2026"),
+        ("Cosa abbiamo fatto a luglio?", "July 2026"),
+        ("ad agosto", "August 2026"),
+        ("en juillet", "July 2026"),
+        ("Im Juli", "July 2026"),
+        ("em julho", "July 2026"),
+        ("ماذا درسنا في يوليو؟", "July 2026"),
+        ("بيوليو", "July 2026"),
+        ("في شهر تموز", "July 2026"),
+        ("في آب", "August 2026"),
+        ("في مارس", "March 2026"),
+        ("كانون الثاني 2026", "January 2026"),
+        ("في كانون الأول", "December 2025"),
+        ("يوليو عام ٢٠٢٥م", "July 2025"),
+    ],
+)
+def test_month_names_in_every_language(query: str, label: str) -> None:
+    assert window(query).label == label
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("ieri", "yesterday (2026-11-24)"),
+        ("la settimana scorsa", "last week (2026-11-16 to 2026-11-22)"),
+        ("il mese scorso", "last month (October 2026)"),
+        ("quest'anno", "this year (2026, so far)"),
+        ("ayer", "yesterday (2026-11-24)"),
+        ("este mes", "this month (November 2026, so far)"),
+        ("el año pasado", "last year (2025)"),
+        ("hier", "yesterday (2026-11-24)"),
+        ("la semaine dernière", "last week (2026-11-16 to 2026-11-22)"),
+        ("aujourd'hui", "today (2026-11-25, so far)"),
+        ("le mois dernier", "last month (October 2026)"),
+        ("gestern", "yesterday (2026-11-24)"),
+        ("letzte Woche", "last week (2026-11-16 to 2026-11-22)"),
+        ("in der letzten Woche", "last week (2026-11-16 to 2026-11-22)"),
+        ("diesen Monat", "this month (November 2026, so far)"),
+        ("ontem", "yesterday (2026-11-24)"),
+        ("na semana passada", "last week (2026-11-16 to 2026-11-22)"),
+        ("no mês passado", "last month (October 2026)"),
+        ("este ano", "this year (2026, so far)"),
+        ("أمس", "yesterday (2026-11-24)"),
+        ("بالأمس", "yesterday (2026-11-24)"),
+        ("الأسبوع الماضي", "last week (2026-11-16 to 2026-11-22)"),
+        ("في الأسبوع الماضي", "last week (2026-11-16 to 2026-11-22)"),
+        ("هذا الشهر", "this month (November 2026, so far)"),
+        ("الشهر الماضي", "last month (October 2026)"),
+        ("السنة الماضية", "last year (2025)"),
+    ],
+)
+def test_relative_periods_in_every_language(query: str, label: str) -> None:
+    assert window(query).label == label
+
+
+def test_the_first_expression_in_the_query_wins() -> None:
+    assert window("yesterday, and also in March?").expression == "yesterday"
+    assert window("in March, not yesterday").expression == "in march"
+    assert window("hoy en día, ¿qué estudiamos ayer?").expression == "ayer"
+
+
+def test_subject_dates_outside_the_record_name_no_window() -> None:
+    assert parse_time_window("What happened in July 1789?", NOW, ROME) is None
+    assert parse_time_window("in March 2027", NOW, ROME) is None  # not started yet
+    oldest = 2026 - RECORD_HORIZON_YEARS
+    assert window(f"in March {oldest}").label == f"March {oldest}"
+    assert parse_time_window(f"in December {oldest - 1}", NOW, ROME) is None
+    assert window("in July 1789 and last week").expression == "last week"
+
+
+def test_a_query_without_time_names_no_window() -> None:
+    for query in ("What is osmosis?", "Explain the French Revolution", "ماذا أخطأت؟", ""):
+        assert parse_time_window(query, NOW, ROME) is None
+
+
+def test_a_period_past_the_calendars_end_names_no_window() -> None:
+    # The last second of 9999 UTC is already year 10000 in Rome; this month ends in 10000.
+    last = 253_402_300_799 * 1_000_000
+    assert parse_time_window("what did we do this month?", last, "Europe/Rome") is None
+    assert parse_time_window("what did we do this year?", last - 86_400_000_000, "UTC") is None

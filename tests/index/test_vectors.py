@@ -1,0 +1,60 @@
+"""The per-chain vector cache: exact while small, an HNSW graph once a chain is large."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.index.vectors import VectorIndex
+
+DIM = 16
+A = ChainKey("t", "a", "bio")
+B = ChainKey("t", "b", "bio")
+
+
+def _unit(n: int, seed: int) -> npt.NDArray[np.float32]:
+    v = np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
+    unit: npt.NDArray[np.float32] = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return unit
+
+
+def test_each_chain_searches_only_its_own_vectors() -> None:
+    index = VectorIndex(DIM)
+    va, vb = _unit(5, 1), _unit(5, 2)
+    index.add(A, np.arange(5, dtype=np.int64), va)
+    index.add(B, np.arange(100, 105, dtype=np.int64), vb)
+    ids, scores = index.search(A, vb[0], 10)
+    assert set(ids.tolist()) <= set(range(5))
+    ids, scores = index.search(B, vb[3], 1)
+    assert ids.tolist() == [103]
+    assert scores[0] > 0.999
+
+
+def test_large_chain_moves_to_a_graph_and_keeps_every_vector() -> None:
+    index = VectorIndex(DIM, hnsw_min_vectors=300)
+    vectors = _unit(400, 3)
+    index.add(A, np.arange(250, dtype=np.int64), vectors[:250])
+    assert not index.uses_graph(A)
+    index.add(A, np.arange(250, 320, dtype=np.int64), vectors[250:320])
+    # Added while the graph may still be building: must not be lost in the swap.
+    index.add(A, np.arange(320, 400, dtype=np.int64), vectors[320:])
+    index.wait_for_conversions()
+    assert index.uses_graph(A)
+    assert index.count(A) == 400
+    for i in (0, 260, 399):
+        ids, _ = index.search(A, vectors[i], 1)
+        assert ids.tolist() == [i]
+
+
+def test_rebuild_builds_the_graph_for_large_chains() -> None:
+    from tutor_memory.domain.records import ChainVectors
+
+    stored = [
+        ChainVectors(A, np.arange(500, dtype=np.int64), _unit(500, 4)),
+        ChainVectors(B, np.arange(500, 510, dtype=np.int64), _unit(10, 5)),
+    ]
+    index = VectorIndex(DIM, hnsw_min_vectors=300)
+    assert index.rebuild(stored) == 510
+    assert index.uses_graph(A)
+    assert not index.uses_graph(B)

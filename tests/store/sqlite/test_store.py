@@ -1,0 +1,157 @@
+"""The SQLite store: migrations, the append-only rule for annotations, full-text scoping."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tutor_memory.domain.chain import verify_chain
+from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode, validate_new_episode
+from tutor_memory.domain.errors import NotFound
+from tutor_memory.domain.text.words import words
+from tutor_memory.store.protocols import AppendStatus, PreparedEpisode
+from tutor_memory.store.sqlite.migrate import migrations
+from tutor_memory.store.sqlite.store import SqliteStore
+
+NOW = 1_800_000_000_000_000
+DIM = 4
+
+
+def _prepared(chain: ChainKey, summary: str, key: str = "") -> PreparedEpisode:
+    ep = validate_new_episode(
+        chain=chain,
+        kind=Kind.QUESTION,
+        summary=summary,
+        text="",
+        concepts=[],
+        occurred_at_us=NOW - 1,
+        evidence=[],
+        check=None,
+        quiz=None,
+        client_key=key,
+        now_us=NOW,
+        client_key_required=False,
+    )
+    return PreparedEpisode(ep, np.full(DIM, 0.5, dtype=np.float32), frozenset(words(summary)))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    s = SqliteStore(tmp_path / "db.sqlite3")
+    yield s
+    s.close()
+
+
+A = ChainKey("t", "s1", "bio")
+B = ChainKey("t", "s2", "bio")
+
+
+def test_reopening_applies_no_migration_twice(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    SqliteStore(path).close()
+    SqliteStore(path).close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(migrations())
+
+
+def test_database_from_a_newer_server_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 999")
+    with pytest.raises(RuntimeError, match="newer than this server"):
+        SqliteStore(path)
+
+
+def test_one_append_call_is_one_transaction_across_chains(store: SqliteStore) -> None:
+    outcomes = store.append(
+        [_prepared(A, "a1"), _prepared(B, "b1"), _prepared(A, "a2")],
+        model_id="m",
+        recorded_at_us=NOW,
+    )
+    assert [o.status for o in outcomes] == [AppendStatus.INSERTED] * 3
+    assert [o.episode.seq for o in outcomes] == [1, 1, 2]
+    assert verify_chain(store.iter_chain(A)).ok
+    assert verify_chain(store.iter_chain(B)).length == 1
+    assert store.chains() == [A, B]
+
+
+def test_failed_transaction_leaves_nothing(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.append([_prepared(A, "a1")], model_id="m", recorded_at_us=NOW)
+
+    class Boom(Exception):
+        pass
+
+    original = store._insert
+
+    def failing_on_a3(
+        conn: sqlite3.Connection, chain_id: int, item: PreparedEpisode, *rest: Any
+    ) -> StoredEpisode:
+        stored = original(conn, chain_id, item, *rest)
+        if stored.summary == "a3":
+            raise Boom
+        return stored
+
+    monkeypatch.setattr(store, "_insert", failing_on_a3)
+    with pytest.raises(Boom):
+        store.append([_prepared(A, "a2"), _prepared(A, "a3")], model_id="m", recorded_at_us=NOW)
+    monkeypatch.undo()
+    assert [e.summary for e in store.iter_chain(A)] == ["a1"]
+    # The chain continues from its real head, not from the rolled-back rows.
+    (outcome,) = store.append([_prepared(A, "a2")], model_id="m", recorded_at_us=NOW)
+    assert outcome.episode.seq == 2
+    assert verify_chain(store.iter_chain(A)).ok
+
+
+def test_full_text_is_scoped_to_a_chain_newest_first(store: SqliteStore) -> None:
+    a = store.append(
+        [_prepared(A, "La mitosi è una divisione"), _prepared(A, "Ancora la mitosi")],
+        model_id="m",
+        recorded_at_us=NOW,
+    )
+    store.append([_prepared(B, "mitosi anche qui")], model_id="m", recorded_at_us=NOW)
+    mitosi, divisione, absent = store.text_matches(A, ["mitosi", "divisione", "meiosi"], 10)
+    assert mitosi.tolist() == [a[1].episode.episode_id, a[0].episode.episode_id]
+    assert divisione.tolist() == [a[0].episode.episode_id]
+    assert absent.tolist() == []
+    # A term that is FTS5 syntax is searched as a word, never parsed as a query.
+    (odd,) = store.text_matches(A, ['" OR *'], 10)
+    assert odd.tolist() == []
+
+
+def test_annotations_are_chain_scoped_and_append_only(store: SqliteStore) -> None:
+    (a,) = store.append([_prepared(A, "an answer")], model_id="m", recorded_at_us=NOW)
+    eid = a.episode.episode_id
+    store.annotate(A, eid, "grounding", '{"status": "answered"}', created_at_us=NOW)
+    store.annotate(A, eid, "grounding", '{"status": "partial"}', created_at_us=NOW + 1)
+    assert [n.body for n in store.annotations(A, eid, "grounding")] == [
+        '{"status": "answered"}',
+        '{"status": "partial"}',
+    ]
+    assert store.annotations(B, eid) == []
+    with pytest.raises(NotFound):
+        store.annotate(B, eid, "grounding", "{}", created_at_us=NOW)
+    with (
+        sqlite3.connect(store.path) as conn,
+        pytest.raises(sqlite3.IntegrityError, match="append-only"),
+    ):
+        conn.execute("UPDATE annotations SET body = 'x'")
+
+
+def test_vectors_come_back_per_chain(store: SqliteStore) -> None:
+    store.append(
+        [_prepared(A, "a1"), _prepared(B, "b1"), _prepared(A, "a2")],
+        model_id="m",
+        recorded_at_us=NOW,
+    )
+    loaded = {c.chain: c for c in store.iter_vectors("m")}
+    assert loaded[A].vectors.shape == (2, DIM)
+    assert loaded[B].ids.shape == (1,)
+    assert list(store.iter_vectors("another-model")) == []
+    assert store.count_vectors_of_other_models("another-model") == 3
