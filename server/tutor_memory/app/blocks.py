@@ -40,10 +40,13 @@ from tutor_memory.domain.recall.candidates import (
     RECENT_CANDIDATES,
     SEMANTIC_CANDIDATES,
     CandidateSets,
+    current_turn,
     last_turns,
     most_recent,
+    neighbours,
     record_positions,
     same_as,
+    scaled_to_best,
     window_positions,
 )
 from tutor_memory.domain.recall.facts import Snapshot
@@ -120,6 +123,8 @@ class BlockBuilder:
             return block
         table = self._tables.get(req.chain)
         snap = table.snapshot() if table is not None else None
+        # The question of this very turn, if the chat service stored it first: never a memory.
+        turn = current_turn(snap, req.query, req.now_us) if snap is not None else None
         record = req.mode is Mode.FULL and bool(req.query) and is_record_question(req.query)
         # Started as early as possible, so that the model runs while everything up to the
         # neighbour search does. A record question does not search by meaning.
@@ -152,6 +157,7 @@ class BlockBuilder:
             assert table is not None
             if req.mode is Mode.WINDOW:
                 positions = last_turns(snap)
+                positions = positions[positions != turn] if turn is not None else positions
                 counts = np.ones(len(positions), dtype=np.uint32)
                 scores = np.zeros(len(positions), dtype=np.float32)
                 timer.lap("rank")
@@ -164,12 +170,13 @@ class BlockBuilder:
                     scores = np.empty(0, np.float32)
                 else:
                     positions, counts, scores, extras = self._rank(
-                        req, table, snap, window, in_window, record, timer, embedding, extras_for
-                    )
+                        req, table, snap, window, in_window, record, turn, timer, embedding,
+                        extras_for,
+                    )  # fmt: skip
             if extras is None:
                 extras = extras_for(embedding.result()[0] if embedding is not None else None)
             shown = self._fetch_and_render(
-                req, table, snap, window, positions, counts, scores, tz, extras
+                req, table, snap, window, turn, positions, counts, scores, tz, extras
             )
             timer.lap("fetch")
         elif window is not None:
@@ -191,6 +198,7 @@ class BlockBuilder:
         window: TimeWindow | None,
         in_window: npt.NDArray[np.int64],
         record: bool,
+        turn: int | None,
         timer: StageTimer,
         embedding: Future[Vector] | None,
         extras_for: Callable[[Vector | None], Extras],
@@ -213,14 +221,24 @@ class BlockBuilder:
         if has_query:
             assert embedding is not None
             norm = normalise(req.query)
-            positions, scores = bm25(table.postings(query_terms(req.query)), snap.length)
-            if len(positions):
-                sets.add(snap.ids[positions], scores / scores.max(), True)
+            lexical, scores = bm25(table.postings(query_terms(req.query)), snap.length)
+            lexical_relevance = scaled_to_best(scores)
+            sets.add(snap.ids[lexical], lexical_relevance, True)
             sets.add(table.tagged(norm), 1.0, True)
             timer.lap("text")
             query_vector = embedding.result()[0]
             timer.lap("embed")
-            sets.add_neighbours(*self._vectors.search(req.chain, query_vector, SEMANTIC_CANDIDATES))
+            dense_ids, similarities = self._vectors.search(
+                req.chain, query_vector, SEMANTIC_CANDIDATES
+            )
+            dense_relevance = sets.add_neighbours(dense_ids, similarities)
+            # The turns next to the best matches, lexical or dense (a cheap second hop).
+            near, near_relevance = neighbours(
+                snap,
+                np.concatenate([lexical, np.searchsorted(snap.ids, dense_ids)]),
+                np.concatenate([lexical_relevance, dense_relevance]),
+            )
+            sets.add(snap.ids[near], near_relevance, True)
             timer.lap("neighbours")
         # The map's sections need the query's embedding (to route it to concepts) and must be
         # known before packing, since what they take leaves less for the episodes.
@@ -231,6 +249,13 @@ class BlockBuilder:
         overhead = self._overhead(req, extras, record, window)
 
         cand_ids, cand_relevance, cand_matched = sets.arrays()
+        if turn is not None:
+            keep = cand_ids != snap.ids[turn]
+            cand_ids, cand_relevance, cand_matched = (
+                cand_ids[keep],
+                cand_relevance[keep],
+                cand_matched[keep],
+            )
         ranked = rank_and_pack(
             RankRequest(
                 chain_ids=snap.ids,
@@ -264,6 +289,7 @@ class BlockBuilder:
         table: ChainTable,
         snap: Snapshot,
         window: TimeWindow | None,
+        turn: int | None,
         positions: npt.NDArray[np.int64],
         counts: npt.NDArray[np.uint32],
         scores: npt.NDArray[np.float32],
@@ -278,17 +304,17 @@ class BlockBuilder:
             if ep is None:
                 continue
             repeated = (
-                same_as(table.copies(int(snap.dup_key[pos]), len(snap)), snap, int(pos), window)
+                same_as(
+                    table.copies(int(snap.dup_key[pos]), len(snap)), snap, int(pos), window, turn
+                )
                 if count > 1
                 else (ep.episode_id,)
             )
-            line = block_text.memory_line(
-                ep.kind, ep.summary, block_text.format_date(ep.occurred_at_us, tz),
-                len(repeated),
-            )  # fmt: skip
+            line = block_text.memory_line(ep.kind, ep.summary, len(repeated))
             if cites_changed_file(ep, extras.fingerprints):
                 line = f"{line} {BLOCK_NOTE}"
-            shown.append(ShownMemory(ep, len(repeated), repeated, float(score), line))
+            date = block_text.format_date(ep.occurred_at_us, tz)
+            shown.append(ShownMemory(ep, len(repeated), repeated, float(score), line, date))
         # Earlier work reads oldest first (the design document's block).
         shown.sort(key=lambda m: (m.episode.occurred_at_us, m.episode.seq))
         return shown

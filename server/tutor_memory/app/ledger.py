@@ -18,9 +18,10 @@ import numpy as np
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.executors import Executors
 from tutor_memory.domain.clock import now_us
-from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.recall.facts import (
+    FACTS_VERSION,
     RecallFacts,
     recall_facts,
     recall_row,
@@ -96,12 +97,32 @@ class Ledger:
         episodes = 0
         for chain in self._store.chains():
             stored = list(self._store.iter_chain(chain))
-            facts = recall_facts(stored, self._counter)
+            facts = self._facts_of(chain, stored)
             self._tables.add(
                 chain, (recall_row(ep, f) for ep, f in zip(stored, facts, strict=True))
             )
             episodes += len(stored)
         return vectors, episodes
+
+    def _facts_of(self, chain: ChainKey, stored: Sequence[StoredEpisode]) -> list[RecallFacts]:
+        """The chain's recall facts as stored; those missing or made by older rules
+        (`FACTS_VERSION`) are derived again and saved, so a restart reads facts rather than
+        re-stemming the whole history, and an upgrade reindexes once."""
+        kept = self._store.recall_facts(chain)
+        stale = [ep for ep in stored if kept.get(ep.episode_id, (0, None))[0] != FACTS_VERSION]
+        if stale:
+            fresh = recall_facts(stale, self._counter)
+            with self._store.writing() as w:
+                w.save_recall_facts(
+                    chain, [(ep.episode_id, f) for ep, f in zip(stale, fresh, strict=True)]
+                )
+            made = {ep.episode_id: f for ep, f in zip(stale, fresh, strict=True)}
+        else:
+            made = {}
+        return [
+            made[ep.episode_id] if ep.episode_id in made else kept[ep.episode_id][1]
+            for ep in stored
+        ]
 
     # -- writes --------------------------------------------------------------------------------
 
