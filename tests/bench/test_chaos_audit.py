@@ -8,7 +8,7 @@ from typing import cast
 
 from bench._chaos_acks import AckBook, Outcome
 from bench._chaos_audit import audit, retry_cycle
-from bench._chaos_plan import CHAINS, Chain, Item, appends
+from bench._chaos_plan import CHAINS, Chain, Item, appends, ingest_streams, kill_after
 
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
@@ -158,3 +158,18 @@ def test_ingest_results_acknowledge_by_index_and_rejections_acknowledge_nothing(
     ]
     assert {k: a.episode_id for k, a in book.acks.items()} == {items[2].key: 9, items[1].key: 4}
     assert len(book.reply_findings) == 1
+
+
+def test_the_workload_is_reproducible_from_the_seed() -> None:
+    def first(seed: int) -> tuple[list[bytes], list[bytes], float]:
+        streams = ingest_streams(seed, cycle=3, lane=1)
+        stream = next(streams)
+        appended = appends(seed, cycle=3, lane=0)
+        return (
+            [i.episode.SerializeToString() for i in stream.items],
+            [next(appended).episode.SerializeToString() for _ in range(5)],
+            kill_after(seed, 3),
+        )
+
+    assert first(5) == first(5)
+    assert first(5) != first(6)
