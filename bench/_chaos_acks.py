@@ -5,13 +5,18 @@ An item is acknowledged when a reply naming it arrived: an AppendEpisode reply, 
 IngestItemResult of an IngestEpisodes reply with status inserted or duplicate. Today
 IngestEpisodes answers once, at the end of the stream, so a stream cut by the kill acknowledges
 nothing; a server that acknowledges chunk by chunk would call `acknowledge_ingest` once per chunk
-with that chunk's results, and nothing else here changes. A consolidation digest is acknowledged
-when a one-chain Consolidate reply says it wrote one.
+with that chunk's results, and nothing else here changes.
+
+A Consolidate call is acknowledged when its reply arrived. Its reply names no digest, so what it
+promises is checked through the items: every item acknowledged before the call was sent, on a day
+that had ended by the call's `now`, must be covered by a digest. For that, acknowledgements are
+numbered in the order they arrived, and a call remembers the number reached when it was sent.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +24,8 @@ from enum import StrEnum
 
 from bench._chaos_plan import Chain, ConsolidateCall, Item
 from tutor_memory_client._proto import memory_pb2 as pb
+
+MICROS_PER_SECOND = 1_000_000
 
 
 class Rpc(StrEnum):
@@ -45,10 +52,32 @@ _INGEST_OUTCOMES = {
 @dataclass(frozen=True, slots=True)
 class Ack:
     rpc: Rpc
-    # 0 for a digest: a Consolidate reply names no episode.
     episode_id: int
     cycle: int
     by_retry: bool
+    # Position among all acknowledgements of the run, in the order they arrived.
+    order: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationSend:
+    """A Consolidate call as it left the client."""
+
+    call: ConsolidateCall
+    # Items acknowledged before the call was sent have an order below this.
+    watermark: int
+    # Days that ended by this moment (µs since the epoch) are the call's to digest: its explicit
+    # `now`, or the client's clock when it was sent (the server's clock is no earlier).
+    now_us: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationAck:
+    send: ConsolidationSend
+    cycle: int
+    by_retry: bool
+    # Digests the reply says were written.
+    digests: int
 
 
 @dataclass(slots=True)
@@ -75,9 +104,9 @@ class AckBook:
         self.items: dict[str, Item] = {}
         self.sends: defaultdict[int, CycleSends] = defaultdict(CycleSends)
         self.acks: dict[str, Ack] = {}
-        # Digests whose writing a reply confirmed, and every digest a call may have written.
-        self.digest_acks: dict[tuple[Chain, str], Ack] = {}
-        self.digests_requested: set[tuple[Chain, str]] = set()
+        self.consolidation_acks: list[ConsolidationAck] = []
+        # Chains some Consolidate call named: only these may hold digests.
+        self.chains_consolidated: set[Chain] = set()
         # Problems seen in replies themselves, in words: a rejected item, a reply naming another
         # key than was sent at its index, one key acknowledged under two episode ids.
         self.reply_findings: list[str] = []
@@ -101,10 +130,19 @@ class AckBook:
             self.sends[cycle].appends.append(item)
             self.items[item.key] = item
 
-    def sent_consolidation(self, cycle: int, call: ConsolidateCall) -> None:
+    def sent_consolidation(
+        self, cycle: int, call: ConsolidateCall, *, by_retry: bool
+    ) -> ConsolidationSend:
+        now_us = (
+            call.now_seconds * MICROS_PER_SECOND
+            if call.now_seconds is not None
+            else time.time_ns() // 1_000
+        )
         with self._lock:
-            self.sends[cycle].consolidations.append(call)
-            self.digests_requested.add((call.chain, call.digest_key))
+            if not by_retry:  # a retry resends the cycle's calls: they are listed already
+                self.sends[cycle].consolidations.append(call)
+            self.chains_consolidated.add(call.chain)
+            return ConsolidationSend(call, len(self.acks), now_us)
 
     # ---- acknowledgements ----
 
@@ -114,7 +152,7 @@ class AckBook:
         outcome = Outcome.DUPLICATE if reply.duplicate else Outcome.INSERTED
         if reply.episode.client_key != item.key:
             self._finding(f"AppendEpisode {item.key}: reply names {reply.episode.client_key!r}")
-        self._ack(item.key, Ack(Rpc.APPEND, reply.episode.episode_id, cycle, by_retry))
+        self._ack(item.key, Rpc.APPEND, reply.episode.episode_id, cycle, by_retry)
         return outcome
 
     def acknowledge_ingest(
@@ -142,26 +180,27 @@ class AckBook:
                     f"{result.reason}"
                 )
             else:
-                self._ack(item.key, Ack(Rpc.INGEST, result.episode_id, cycle, by_retry))
+                self._ack(item.key, Rpc.INGEST, result.episode_id, cycle, by_retry)
             out.append((item, outcome))
         return out
 
     def acknowledge_consolidation(
-        self, call: ConsolidateCall, reply: pb.ConsolidateReply, cycle: int, *, by_retry: bool
+        self, send: ConsolidationSend, reply: pb.ConsolidateReply, cycle: int, *, by_retry: bool
     ) -> None:
-        if reply.consolidation_episodes:
-            with self._lock:
-                self.digest_acks.setdefault(
-                    (call.chain, call.digest_key), Ack(Rpc.CONSOLIDATE, 0, cycle, by_retry)
-                )
-
-    def _ack(self, key: str, ack: Ack) -> None:
         with self._lock:
-            first = self.acks.setdefault(key, ack)
-        if first.episode_id != ack.episode_id:
+            self.consolidation_acks.append(
+                ConsolidationAck(send, cycle, by_retry, reply.consolidation_episodes)
+            )
+
+    def _ack(self, key: str, rpc: Rpc, episode_id: int, cycle: int, by_retry: bool) -> None:
+        with self._lock:
+            first = self.acks.setdefault(
+                key, Ack(rpc, episode_id, cycle, by_retry, order=len(self.acks))
+            )
+        if first.episode_id != episode_id:
             self._finding(
                 f"{key} acknowledged as episode {first.episode_id} (cycle {first.cycle}) and "
-                f"as episode {ack.episode_id} (cycle {ack.cycle})"
+                f"as episode {episode_id} (cycle {cycle})"
             )
 
     def _finding(self, text: str) -> None:
@@ -171,8 +210,12 @@ class AckBook:
     # ---- figures ----
 
     def acknowledged_by_load(self, cycle: int) -> dict[str, int]:
-        """Items (and digests) the cycle's load saw acknowledged before the kill, by RPC."""
+        """Items the cycle's load saw acknowledged before the kill, and Consolidate calls."""
         with self._lock:
             acks = [a for a in self.acks.values() if a.cycle == cycle and not a.by_retry]
-            acks += [a for a in self.digest_acks.values() if a.cycle == cycle and not a.by_retry]
-        return {rpc.value: sum(a.rpc is rpc for a in acks) for rpc in Rpc}
+            calls = sum(a.cycle == cycle and not a.by_retry for a in self.consolidation_acks)
+        return {
+            Rpc.APPEND.value: sum(a.rpc is Rpc.APPEND for a in acks),
+            Rpc.INGEST.value: sum(a.rpc is Rpc.INGEST for a in acks),
+            Rpc.CONSOLIDATE.value: calls,
+        }

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from bench._chaos_acks import AckBook, Outcome
+from bench._chaos_digests import check_digests
 from bench._chaos_plan import CHAINS, Chain, Item
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
@@ -37,10 +38,15 @@ class Audit:
     wrong_content: dict[str, str] = field(default_factory=dict)
     unexpected_rows: dict[str, str] = field(default_factory=dict)
     verification_failures: dict[str, str] = field(default_factory=dict)
+    # The nightly cycle's promises (see _chaos_digests).
+    digests: int = 0
+    undigested: dict[str, str] = field(default_factory=dict)
+    digested_twice: dict[str, str] = field(default_factory=dict)
 
     def problems(self) -> list[str]:
-        kinds = (self.lost, self.duplicates, self.wrong_content, self.unexpected_rows)
-        return [text for kind in (*kinds, self.verification_failures) for text in kind.values()]
+        kinds = [self.lost, self.duplicates, self.wrong_content, self.unexpected_rows]
+        kinds += [self.verification_failures, self.undigested, self.digested_twice]
+        return [text for kind in kinds for text in kind.values()]
 
 
 def list_chain(stub: pb_grpc.MemoryStub, chain: Chain) -> list[pb.Episode]:
@@ -67,8 +73,9 @@ def _content_differs(stored: pb.Episode, sent: pb.NewEpisode) -> str | None:
 
 
 def audit(stub: pb_grpc.MemoryStub, book: AckBook) -> Audit:
-    """Lists every chain: each acknowledged item and digest must be stored exactly once, under the
-    episode id its acknowledgement named and with the content sent; every chain must verify."""
+    """Lists every chain: each acknowledged item must be stored exactly once, under the episode
+    id its acknowledgement named and with the content sent; every chain must verify; the digests
+    must keep the nightly cycle's promises."""
     result = Audit()
     for chain in CHAINS:
         episodes = list_chain(stub, chain)
@@ -77,6 +84,11 @@ def audit(stub: pb_grpc.MemoryStub, book: AckBook) -> Audit:
         for ep in episodes:
             result.present[chain, ep.client_key] += 1
             _check_row(book, chain, ep, result)
+        digests = check_digests(chain, episodes, book)
+        result.digests += digests.digests
+        result.undigested |= digests.undigested
+        result.digested_twice |= digests.digested_twice
+        result.unexpected_rows |= digests.bad_digests
     for (chain, key), count in sorted(result.present.items()):
         if count > 1:
             result.duplicates[f"{chain} {key}"] = f"{key} of {chain} stored {count} times"
@@ -87,21 +99,15 @@ def audit(stub: pb_grpc.MemoryStub, book: AckBook) -> Audit:
                 f"{key} of {chain} acknowledged by {ack.rpc.value} in cycle {ack.cycle} as "
                 f"episode {ack.episode_id}, not stored"
             )
-    for (chain, key), ack in sorted(book.digest_acks.items()):
-        if (chain, key) not in result.present:
-            result.lost[f"{chain} {key}"] = (
-                f"digest {key} of {chain} acknowledged by Consolidate in cycle {ack.cycle}, "
-                "not stored"
-            )
     return result
 
 
 def _check_row(book: AckBook, chain: Chain, ep: pb.Episode, result: Audit) -> None:
     key = ep.client_key
-    if key.startswith("consolidation:"):
-        if (chain, key) not in book.digests_requested:
+    if ep.kind == pb.EPISODE_KIND_CONSOLIDATION:
+        if chain not in book.chains_consolidated:
             result.unexpected_rows[f"{chain} {key}"] = (
-                f"digest {key} of {chain} that no call asked for"
+                f"digest {key} of {chain}, a chain no Consolidate call named"
             )
         return
     item = book.items.get(key)
@@ -202,8 +208,9 @@ def retry_cycle(
                 )
         for call in sends.consolidations:
             out.consolidate_calls += 1
+            send = book.sent_consolidation(cycle, call, by_retry=True)
             done: pb.ConsolidateReply = stub.Consolidate(call.request(), timeout=AUDIT_TIMEOUT)
-            book.acknowledge_consolidation(call, done, cycle, by_retry=True)
+            book.acknowledge_consolidation(send, done, cycle, by_retry=True)
     except grpc.RpcError as exc:
         code = exc.code() if isinstance(exc, grpc.Call) else None
         details = exc.details() if isinstance(exc, grpc.Call) else str(exc)

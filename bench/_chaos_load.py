@@ -141,16 +141,16 @@ class Load:
                 if self._killed.wait(pause):
                     return
                 call = functools.partial(self._consolidate, stub, consolidation)
-                what = f"{consolidation.chain} {consolidation.digest_key}"
+                what = f"{consolidation.chain} now={consolidation.now_seconds}"
                 if not self._call(Rpc.CONSOLIDATE, what, call):
                     return
 
         return body
 
     def _consolidate(self, stub: pb_grpc.MemoryStub, consolidation: ConsolidateCall) -> None:
-        self.book.sent_consolidation(self.cycle, consolidation)
+        send = self.book.sent_consolidation(self.cycle, consolidation, by_retry=False)
         reply: pb.ConsolidateReply = stub.Consolidate(consolidation.request(), timeout=CALL_TIMEOUT)
-        self.book.acknowledge_consolidation(consolidation, reply, self.cycle, by_retry=False)
+        self.book.acknowledge_consolidation(send, reply, self.cycle, by_retry=False)
 
 
 def run_until_killed(load: Load, kill_after: float, kill: Callable[[], None]) -> float:

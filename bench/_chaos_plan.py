@@ -15,14 +15,12 @@ from dataclasses import dataclass
 
 from tutor_memory_client._proto import memory_pb2 as pb
 
-# A fixed past clock (2025-01-01T00:00:00Z) for the times items carry: Consolidate refuses windows
-# that end in the future, and a replay from the seed must produce the same items on any day.
+# A fixed past clock (2025-01-01T00:00:00Z) for the times items carry: Consolidate digests only days
+# that have ended, and a replay from the seed must produce the same items on any day.
 BASE_SECONDS = 1_735_689_600
-# Each cycle's timed items fall in their own hour after BASE_SECONDS; that hour is the window the
-# cycle's Consolidate calls digest.
-CYCLE_SECONDS = 3_600
-CONSOLIDATE_WINDOW_HOURS = 1
-MICROS_PER_SECOND = 1_000_000
+# Each cycle's timed items fall in their own UTC day after BASE_SECONDS (the chains' days are UTC:
+# no call names a time zone), the day the cycle's Consolidate calls mostly digest.
+DAY_SECONDS = 86_400
 
 STUDENTS = ("student-0", "student-1", "student-2")
 SUBJECTS = ("biology", "history")
@@ -40,6 +38,11 @@ STREAM_ITEMS = (20, 300)
 ITEMS_PER_MESSAGE = (1, 7, 32, 100)
 # Pause between two Consolidate calls of the lane, in seconds.
 CONSOLIDATE_PAUSE = (0.05, 0.3)
+# Shares of the lane's calls whose `now` is the end of the cycle's own day (so that the items
+# still arriving for it become late arrivals), the server's clock (unset), or the end of an earlier
+# cycle's day; the rest.
+NOW_END_OF_CYCLE_DAY = 0.4
+NOW_UNSET = 0.3
 # Seconds from the start of a cycle's load to the kill.
 KILL_AFTER = (0.3, 2.5)
 
@@ -93,23 +96,18 @@ class Stream:
 
 @dataclass(frozen=True, slots=True)
 class ConsolidateCall:
-    chain: Chain
-    window_end_seconds: int
+    """The nightly cycle for one chain, digesting the days that ended by `now_seconds` (None:
+    the server's clock)."""
 
-    @property
-    def digest_key(self) -> str:
-        """The client key the server gives the digest of this chain and window."""
-        end_us = self.window_end_seconds * MICROS_PER_SECOND
-        start_us = end_us - CONSOLIDATE_WINDOW_HOURS * CYCLE_SECONDS * MICROS_PER_SECOND
-        return f"consolidation:{start_us}:{end_us}"
+    chain: Chain
+    now_seconds: int | None
 
     def request(self) -> pb.ConsolidateRequest:
         req = pb.ConsolidateRequest(
-            student_id=self.chain.student_id,
-            subject_id=self.chain.subject_id,
-            window_hours=CONSOLIDATE_WINDOW_HOURS,
+            student_id=self.chain.student_id, subject_id=self.chain.subject_id
         )
-        req.now.seconds = self.window_end_seconds
+        if self.now_seconds is not None:
+            req.now.seconds = self.now_seconds
         return req
 
 
@@ -147,14 +145,14 @@ def _episode(rng: random.Random, cycle: int, key: str, chain: Chain, timed: bool
             # Strictly positive: -0.0 is a known verification bug (issue 12), not a crash finding.
             ep.check.predicted_mastery = round(rng.uniform(0.05, 0.95), 2)
     if timed:
-        ep.occurred_at.seconds = BASE_SECONDS + cycle * CYCLE_SECONDS + rng.randrange(CYCLE_SECONDS)
+        ep.occurred_at.seconds = BASE_SECONDS + cycle * DAY_SECONDS + rng.randrange(DAY_SECONDS)
         ep.occurred_at.nanos = rng.randrange(1_000) * 1_000
     return ep
 
 
 def ingest_streams(seed: int, cycle: int, lane: int) -> Iterator[Stream]:
     """The endless sequence of IngestEpisodes calls of one ingest lane; items span every chain
-    and carry their own time in the cycle's hour."""
+    and carry their own time in the cycle's day."""
     rng = _rng(seed, cycle, f"ingest-{lane}")
     for n in itertools.count():
         size = rng.randint(*STREAM_ITEMS)
@@ -177,11 +175,20 @@ def appends(seed: int, cycle: int, lane: int) -> Iterator[Item]:
 
 
 def consolidations(seed: int, cycle: int, lane: int) -> Iterator[tuple[ConsolidateCall, float]]:
-    """The endless sequence of (Consolidate call, pause before it) of one lane: mostly the cycle's
-    own hour, which the ingest lanes are filling meanwhile; sometimes an earlier cycle's hour,
-    whose digest already exists."""
+    """The endless sequence of (Consolidate call, pause before it) of one lane. Its days end
+    while the ingest lanes still fill them, so later calls write follow-up digests of late
+    arrivals; calls for earlier days find them done."""
     rng = _rng(seed, cycle, f"consolidate-{lane}")
     while True:
-        hour = cycle if cycle == 0 or rng.random() < 0.75 else rng.randrange(cycle)
-        end = BASE_SECONDS + (hour + 1) * CYCLE_SECONDS
-        yield ConsolidateCall(rng.choice(CHAINS), end), rng.uniform(*CONSOLIDATE_PAUSE)
+        chain = rng.choice(CHAINS)
+        roll = rng.random()
+        if roll < NOW_UNSET:
+            now: int | None = None
+        else:
+            day = (
+                cycle
+                if cycle == 0 or roll < NOW_UNSET + NOW_END_OF_CYCLE_DAY
+                else rng.randrange(cycle)
+            )
+            now = BASE_SECONDS + (day + 1) * DAY_SECONDS
+        yield ConsolidateCall(chain, now), rng.uniform(*CONSOLIDATE_PAUSE)

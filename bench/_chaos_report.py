@@ -32,11 +32,18 @@ def markdown(r: dict[str, Any]) -> str:
         f"| kills with calls in flight | {r['kills_with_calls_in_flight']} |",
         f"| calls cut by the kill | {_calls(r['interrupted_calls'])} |",
         f"| items sent | {_n(r['items_sent'])} |",
-        f"| acknowledged before the kill | {_n(r['acknowledged_items'])} ({_calls(ack)}) |",
+        f"| acknowledged before the kill: items, Consolidate calls | "
+        f"{_n(r['acknowledged_items'])}, {_n(ack['Consolidate'])} "
+        f"(AppendEpisode {_n(ack['AppendEpisode'])}, IngestEpisodes {_n(ack['IngestEpisodes'])}) |",
         f"| stored though unacknowledged | {_n(r['stored_unacknowledged'])} |",
         f"| **lost** (acknowledged, not stored) | **{r['lost']}** |",
         f"| **duplicates** (a key stored twice) | **{r['duplicates']}** |",
         f"| **verification failures** | **{r['verification_failures']}** |",
+        f"| **acknowledged items in no digest a Consolidate reply promised** | "
+        f"**{r['undigested']}** |",
+        f"| **items in two digests** | **{r['digested_twice']}** |",
+        f"| digests written (per replies) / stored at the end | "
+        f"{_n(r['digests_written_per_replies'])} / {_n(r['digests_stored_at_end'])} |",
         f"| stored content differs from sent | {r['wrong_content']} |",
         f"| rows never sent | {r['unexpected_rows']} |",
         f"| retry: items resent | {_n(retry['items'])} |",
@@ -62,7 +69,7 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         "## Cycles",
         "",
-        "| cycle | killed after (s) | sent | acknowledged | stored unacked | restart (s) "
+        "| cycle | killed after (s) | items sent | acknowledged | stored unacked | restart (s) "
         "| episodes loaded | retry inserted | retry duplicate | problems |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -71,7 +78,8 @@ def markdown(r: dict[str, Any]) -> str:
         problems += c["retry"]["problems"] + c["unexpected_errors"]
         lines.append(
             f"| {c['cycle']} | {c['load_s']} | {c['items_sent']} | "
-            f"{sum(c['acknowledged'].values())} | {c['stored_unacknowledged']} | "
+            f"{c['acknowledged']['AppendEpisode'] + c['acknowledged']['IngestEpisodes']} | "
+            f"{c['stored_unacknowledged']} | "
             f"{c['restart_serving_s']} | {c['episodes_loaded']} | {c['retry']['inserted']} | "
             f"{c['retry']['duplicate']} | {problems} |"
         )

@@ -45,6 +45,19 @@ DEFAULT_SEED = 12
 FULL_RUN_NAME = "chaos"
 # Problems of each kind quoted in the results; the counts cover all of them.
 QUOTED_PROBLEMS = 20
+# Counts of the result document that must all be 0 for the campaign to pass.
+FAILURE_COUNTS = (
+    "lost",
+    "duplicates",
+    "wrong_content",
+    "unexpected_rows",
+    "verification_failures",
+    "undigested",
+    "digested_twice",
+    "retry_problems",
+    "unexpected_errors",
+    "reply_findings",
+)
 # Seconds a health check may take once the server logged "serving".
 HEALTH_TIMEOUT = 10.0
 
@@ -99,6 +112,8 @@ def _audit_figures(a: Audit) -> dict[str, int]:
         "wrong_content": len(a.wrong_content),
         "unexpected_rows": len(a.unexpected_rows),
         "verification_failures": len(a.verification_failures),
+        "undigested": len(a.undigested),
+        "digested_twice": len(a.digested_twice),
     }
 
 
@@ -115,6 +130,8 @@ class Campaign:
             "wrong_content": {},
             "unexpected_rows": {},
             "verification_failures": {},
+            "undigested": {},
+            "digested_twice": {},
             "retry": {},
             "unexpected_errors": {},
         }
@@ -126,7 +143,8 @@ class Campaign:
         self.shutdown_code: int | None = None
 
     def _keep(self, cycle: int, a: Audit, when: str) -> None:
-        for kind in ("lost", "duplicates", "wrong_content", "unexpected_rows"):
+        kinds = ("lost", "duplicates", "wrong_content", "unexpected_rows")
+        for kind in (*kinds, "undigested", "digested_twice"):
             for subject, text in getattr(a, kind).items():
                 self.problems[kind].setdefault(subject, f"cycle {cycle}, {when}: {text}")
         # A chain that stays broken is a failure at every verification, so these count per audit.
@@ -197,10 +215,11 @@ class Campaign:
             },
             "after_retry": _audit_figures(after),
             "stored_episodes": after.stored_episodes,
+            "digests_stored": after.digests,
             "unexpected_errors": len(load.tally.unexpected_errors),
         }
         self.cycles.append(record)
-        acked_total = sum(acknowledged.values())
+        acked_total = acknowledged[Rpc.APPEND] + acknowledged[Rpc.INGEST]
         failures = len(found.problems()) + len(after.problems())
         print(
             f"cycle {cycle}: killed after {ran:.2f} s, {len(sent)} items sent, {acked_total} "
@@ -250,7 +269,11 @@ def result_document(c: Campaign, elapsed: float, cycles_asked: int) -> dict[str,
             "stream_items": list(plan.STREAM_ITEMS),
             "items_per_message": list(plan.ITEMS_PER_MESSAGE),
             "kill_after_s": list(plan.KILL_AFTER),
-            "consolidate_window_hours": plan.CONSOLIDATE_WINDOW_HOURS,
+            "consolidate_now": {
+                "end_of_cycle_day": plan.NOW_END_OF_CYCLE_DAY,
+                "unset": plan.NOW_UNSET,
+                "end_of_earlier_day": round(1 - plan.NOW_END_OF_CYCLE_DAY - plan.NOW_UNSET, 2),
+            },
             "server": "python -m tutor_memory serve --listen 127.0.0.1:0 --data <dir> (dev mode)",
         },
         "cycles": len(rows),
@@ -259,13 +282,17 @@ def result_document(c: Campaign, elapsed: float, cycles_asked: int) -> dict[str,
         "interrupted_calls": interrupted,
         "items_sent": sum(r["items_sent"] for r in rows),
         "acknowledged": acknowledged,
-        "acknowledged_items": sum(acknowledged.values()),
+        "acknowledged_items": acknowledged[Rpc.APPEND] + acknowledged[Rpc.INGEST],
         "stored_unacknowledged": sum(r["stored_unacknowledged"] for r in rows),
         "lost": counts["lost"],
         "duplicates": counts["duplicates"],
         "wrong_content": counts["wrong_content"],
         "unexpected_rows": counts["unexpected_rows"],
         "verification_failures": counts["verification_failures"],
+        "undigested": counts["undigested"],
+        "digested_twice": counts["digested_twice"],
+        "digests_written_per_replies": sum(a.digests for a in c.book.consolidation_acks),
+        "digests_stored_at_end": rows[-1]["digests_stored"] if rows else 0,
         "retry": {
             key: sum(r["retry"][key] for r in rows)
             for key in ("items", "inserted", "duplicate", "rejected", "consolidate_calls")
@@ -290,19 +317,7 @@ def result_document(c: Campaign, elapsed: float, cycles_asked: int) -> dict[str,
 def failed(result: dict[str, Any]) -> bool:
     return (
         bool(result["aborted"])
-        or any(
-            result[k]
-            for k in (
-                "lost",
-                "duplicates",
-                "wrong_content",
-                "unexpected_rows",
-                "verification_failures",
-                "retry_problems",
-                "unexpected_errors",
-                "reply_findings",
-            )
-        )
+        or any(result[k] for k in FAILURE_COUNTS)
         or bool(result["retry"]["rejected"])
     )
 

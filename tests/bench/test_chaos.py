@@ -21,6 +21,8 @@ def test_three_crash_cycles_lose_nothing_and_duplicate_nothing(tmp_path: Path) -
     assert result["lost"] == 0, result["problems"]["lost"]
     assert result["duplicates"] == 0, result["problems"]["duplicates"]
     assert result["verification_failures"] == 0, result["problems"]["verification_failures"]
+    assert result["undigested"] == 0, result["problems"]["undigested"]
+    assert result["digested_twice"] == 0, result["problems"]["digested_twice"]
     assert result["wrong_content"] == 0, result["problems"]["wrong_content"]
     assert result["unexpected_rows"] == 0, result["problems"]["unexpected_rows"]
     assert result["retry_problems"] == 0, result["problems"]["retry"]
@@ -33,6 +35,8 @@ def test_three_crash_cycles_lose_nothing_and_duplicate_nothing(tmp_path: Path) -
     assert result["kills_with_calls_in_flight"] == CYCLES
     assert result["acknowledged"]["AppendEpisode"] > 0
     assert result["acknowledged"]["IngestEpisodes"] > 0
+    assert result["acknowledged"]["Consolidate"] > 0
+    assert result["digests_stored_at_end"] > 0
     retry = result["retry"]
     assert retry["rejected"] == 0
     assert retry["items"] == result["items_sent"]

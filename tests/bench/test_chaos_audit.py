@@ -1,6 +1,7 @@
 """The crash campaign's checks catch what they are meant to catch: fed a server that lost an
-acknowledged item, stored one twice, or answers VerifyChain with a break, the audit says so; and
-the acknowledgement book maps per-item ingest results to the items sent."""
+acknowledged item, stored one twice, answers VerifyChain with a break, left an item out of the
+digests a Consolidate reply promised or put it in two, the audit says so; and the acknowledgement
+book maps per-item ingest results to the items sent."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from typing import cast
 
 from bench._chaos_acks import AckBook, Outcome
 from bench._chaos_audit import audit, retry_cycle
-from bench._chaos_plan import CHAINS, Chain, Item, appends, ingest_streams, kill_after
+from bench._chaos_plan import (
+    BASE_SECONDS,
+    CHAINS,
+    Chain,
+    ConsolidateCall,
+    Item,
+    appends,
+    ingest_streams,
+    kill_after,
+)
 
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
@@ -173,3 +183,93 @@ def test_the_workload_is_reproducible_from_the_seed() -> None:
 
     assert first(5) == first(5)
     assert first(5) != first(6)
+
+
+# ---- the nightly cycle's promises ----
+
+DAY = 86_400
+
+
+def _timed(key: str, seconds: int) -> Item:
+    ep = pb.NewEpisode(
+        student_id=CHAIN.student_id,
+        subject_id=CHAIN.subject_id,
+        kind=pb.EPISODE_KIND_QUESTION,
+        summary=key,
+        text=key,
+        client_key=key,
+    )
+    ep.occurred_at.seconds = seconds
+    return Item(CHAIN, ep)
+
+
+def _digest(server: FakeServer, day_start: int, first: int, last: int, key: str = "") -> None:
+    rows = server.rows[CHAIN]
+    ep = pb.Episode(
+        episode_id=server.next_id,
+        seq=len(rows) + 1,
+        kind=pb.EPISODE_KIND_CONSOLIDATION,
+        client_key=key or f"digest:{day_start * 1_000_000}:{first}:{last}",
+    )
+    ep.occurred_at.seconds = day_start + DAY - 1
+    server.next_id += 1
+    rows.append(ep)
+
+
+def _consolidated(book: AckBook, now_seconds: int) -> None:
+    send = book.sent_consolidation(0, ConsolidateCall(CHAIN, now_seconds), by_retry=False)
+    reply = pb.ConsolidateReply(consolidation_episodes=1)
+    book.acknowledge_consolidation(send, reply, 0, by_retry=False)
+
+
+def test_items_digested_once_keep_the_promise() -> None:
+    server, book = FakeServer(), AckBook()
+    _sent_and_acknowledged(
+        book, server, [_timed("a", BASE_SECONDS + 10), _timed("b", BASE_SECONDS + 20)]
+    )
+    _consolidated(book, BASE_SECONDS + DAY)
+    _digest(server, BASE_SECONDS, 1, 2)
+    found = audit(_stub(server), book)
+    assert found.problems() == []
+    assert found.digests == 1
+
+
+def test_an_acknowledged_item_of_an_ended_day_in_no_digest_is_reported() -> None:
+    server, book = FakeServer(), AckBook()
+    _sent_and_acknowledged(
+        book, server, [_timed("a", BASE_SECONDS + 10), _timed("b", BASE_SECONDS + 20)]
+    )
+    _consolidated(book, BASE_SECONDS + DAY)
+    _digest(server, BASE_SECONDS, 1, 1)
+    found = audit(_stub(server), book)
+    assert list(found.undigested) == [f"{CHAIN} b"]
+
+
+def test_no_digest_is_owed_for_a_day_not_ended_or_an_item_acknowledged_after_the_call() -> None:
+    server, book = FakeServer(), AckBook()
+    _sent_and_acknowledged(book, server, [_timed("next-day", BASE_SECONDS + DAY + 5)])
+    _consolidated(book, BASE_SECONDS + DAY)
+    _sent_and_acknowledged(book, server, [_timed("late", BASE_SECONDS + 30)])
+    assert audit(_stub(server), book).problems() == []
+
+
+def test_an_item_in_two_digests_is_reported() -> None:
+    server, book = FakeServer(), AckBook()
+    _sent_and_acknowledged(
+        book, server, [_timed("a", BASE_SECONDS + 10), _timed("b", BASE_SECONDS + 20)]
+    )
+    _consolidated(book, BASE_SECONDS + DAY)
+    _digest(server, BASE_SECONDS, 1, 2)
+    _digest(server, BASE_SECONDS, 2, 2)
+    found = audit(_stub(server), book)
+    assert list(found.digested_twice) == [f"{CHAIN} b"]
+
+
+def test_a_digest_key_the_campaign_cannot_read_is_reported() -> None:
+    server, book = FakeServer(), AckBook()
+    _sent_and_acknowledged(book, server, [_timed("a", BASE_SECONDS + 10)])
+    _consolidated(book, BASE_SECONDS + DAY)
+    _digest(server, BASE_SECONDS, 1, 1, key="digest-of-day-one")
+    found = audit(_stub(server), book)
+    assert list(found.unexpected_rows) == [f"{CHAIN} digest-of-day-one"]
+    assert list(found.undigested) == [f"{CHAIN} a"]
