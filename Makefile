@@ -21,7 +21,7 @@ GENERATED := server/tutor_memory/_proto clients/python/tutor_memory_client/_prot
   clients/go/memoryv1 clients/typescript/src/gen
 SERVE_ARGS ?=
 
-.PHONY: serve test setup install model client-tools load-tools proto proto-check proto-release lint bench eval clean
+.PHONY: serve test setup install model client-tools load-tools proto proto-check proto-release lint bench eval chaos clean
 
 serve: setup
 	$(BIN)/tutor-memory serve $(SERVE_ARGS)
@@ -110,6 +110,11 @@ bench: setup load-tools
 eval: setup
 	$(PY) -m bench.eval
 	$(PY) -m bench.locomo
+
+# The crash campaign of issue 12: 100 cycles of kill -9 under mixed ingest, appends and
+# Consolidate, each checked after the restart (bench/chaos.py); `make test` runs 3 cycles.
+chaos: setup
+	$(PY) -m bench.chaos --cycles 100
 
 clean:
 	rm -rf $(VENV) target .pytest_cache .mypy_cache .ruff_cache
