@@ -1,4 +1,7 @@
-# The README's two commands are `make serve` and `make test`; each does all the set-up first.
+# The README's commands: `make serve` (Python 3.11+ and Rust only), `make test` (everything, the
+# Go and TypeScript clients included: what CI runs), `make test-server` (the server's tests, Python
+# and Rust only) and `make clients` (the clients' tooling and conformance tests: Go and Node).
+# Each does its own set-up first.
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -21,18 +24,38 @@ GENERATED := server/tutor_memory/_proto clients/python/tutor_memory_client/_prot
   clients/go/memoryv1 clients/typescript/src/gen
 SERVE_ARGS ?=
 
-.PHONY: serve test setup install model client-tools load-tools proto proto-check proto-release lint bench eval chaos clean
+# Tests that need Go or Node (every client's conformance against a real server, the proto checks)
+# or ghz (the load benchmark's test); `make test-server` leaves them out, `make clients` runs the
+# first two.
+CLIENT_TESTS := tests/conformance
+LOAD_TESTS := tests/bench/test_load_bench.py
+# pytest exits 5 when it collected no test: that is a failure here, never a pass.
+PYTEST = $(PY) -m pytest $(1); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make: no tests ran" >&2; exit 1; fi; exit $$rc
 
+.PHONY: serve test test-server clients setup install model client-tools load-tools proto proto-check proto-release lint bench eval chaos clean
+
+# Needs Python 3.11+ and a Rust toolchain only (tests/test_makefile.py holds it to that).
 serve: setup
 	$(BIN)/tutor-memory serve $(SERVE_ARGS)
 
-# pytest exits 5 when it collected no test: that is a failure here, never a pass.
-test: setup load-tools
+# Everything, as CI runs it: Rust, the server's tests, every client's conformance (Go, Node) and
+# the load benchmark's test (ghz, built with Go).
+test: setup client-tools load-tools
 	cargo test --quiet --manifest-path rust_core/Cargo.toml
-	$(PY) -m pytest; rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
+	$(call PYTEST,)
 
-setup: install model client-tools
+# The server's own tests, with Python and Rust only.
+test-server: setup
+	cargo test --quiet --manifest-path rust_core/Cargo.toml
+	$(call PYTEST,--ignore=$(CLIENT_TESTS) --ignore=$(LOAD_TESTS))
+
+# The Go and TypeScript tooling, then every client's conformance test and the proto checks.
+clients: setup client-tools
+	$(call PYTEST,$(CLIENT_TESTS) tests/clients)
+
+# What serving needs: the package with its Rust extension, and the model.
+setup: install model
 
 install: $(INSTALLED)
 
