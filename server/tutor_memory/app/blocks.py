@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from tutor_memory.app.caches import LruCache
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.honesty.citations import BLOCK_NOTE
 from tutor_memory.domain.recall import block_text
@@ -335,10 +336,22 @@ class BlockBuilder:
 class Blocks:
     """The BuildBlock use case: a build on a block thread, never awaited past the turn's cap."""
 
-    def __init__(self, builder: BlockBuilder, executors: Executors, cap_seconds: float) -> None:
+    def __init__(
+        self,
+        builder: BlockBuilder,
+        executors: Executors,
+        cap_seconds: float,
+        telemetry: Telemetry | None = None,
+    ) -> None:
         self.builder = builder
         self._executors = executors
         self._cap_seconds = cap_seconds
+        self._telemetry = telemetry or Telemetry()
+
+    def _build_timed(self, req: BlockRequest) -> tuple[int, Block]:
+        """The block and the wall-clock time (ns) its build began on the block thread."""
+        started_ns = time.time_ns()
+        return started_ns, self.builder.build(req)
 
     @property
     def tokenizer(self) -> str:
@@ -350,12 +363,15 @@ class Blocks:
         result is dropped. Raises DeadlineExceeded when the caller's own deadline came first."""
         limit = self._cap_seconds if time_remaining is None else min(self._cap_seconds,
                                                                      time_remaining)  # fmt: skip
-        building = self._executors.run(self._executors.blocks, self.builder.build, req)
+        building = self._executors.run(self._executors.blocks, self._build_timed, req)
         try:
-            return await asyncio.wait_for(building, timeout=max(limit, 0.0))
+            started_ns, block = await asyncio.wait_for(building, timeout=max(limit, 0.0))
         except TimeoutError:
             if time_remaining is not None and time_remaining <= self._cap_seconds:
                 raise DeadlineExceeded(
                     "the memory block was not ready before the call's deadline; abandoned"
                 ) from None
+            self._telemetry.block_dropped()
             return None
+        self._telemetry.block_built(started_ns, block.timings)
+        return block

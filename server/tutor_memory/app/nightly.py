@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -30,6 +31,7 @@ from tutor_memory.app.changes import Change
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
+from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.annotations import AnnotationKind
 from tutor_memory.domain.beliefs.calibration import calibrate, calibration_json
 from tutor_memory.domain.beliefs.history import calibration_pairs, decayed_row
@@ -121,18 +123,36 @@ class NightlyReads(EpisodeReads, NightlyReadsOfStore, Protocol):
 
 class NightlyCycle:
     def __init__(
-        self, ledger: Ledger, store: NightlyReads, maps: MapCache, executors: Executors
+        self,
+        ledger: Ledger,
+        store: NightlyReads,
+        maps: MapCache,
+        executors: Executors,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self._ledger = ledger
         self._store = store
         self._maps = maps
         self._executors = executors
+        self._telemetry = telemetry or Telemetry()
 
     async def _read(self, fn: Callable[[], T]) -> T:
         return await self._executors.run(self._executors.readers, fn)
 
     async def run(
         self, run: Consolidation, *, progress: Callable[[int, int], None] | None = None
+    ) -> CycleSummary:
+        started = time.monotonic()
+        try:
+            summary = await self._run(run, progress)
+        except BaseException:
+            self._telemetry.nightly_finished(started, ok=False)
+            raise
+        self._telemetry.nightly_finished(started, ok=True)
+        return summary
+
+    async def _run(
+        self, run: Consolidation, progress: Callable[[int, int], None] | None
     ) -> CycleSummary:
         summary = CycleSummary()
         candidates = await self._read(self._store.nightly_candidates)
