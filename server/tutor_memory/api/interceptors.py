@@ -36,6 +36,13 @@ _CALLER: contextvars.ContextVar[Caller] = contextvars.ContextVar("caller")
 
 Behaviour = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
 
+# Longest a refusal for the rate is held before it is sent (see CallGate._paced), and how many of
+# one tenant's refusals are held at once; a held refusal is a sleeping coroutine.
+REFUSAL_HOLD_SECONDS = 1.0
+HELD_REFUSALS_PER_TENANT = 64
+# A held refusal is sent this long before the call's deadline, so the caller hears it.
+DEADLINE_MARGIN_SECONDS = 0.05
+
 
 def current_caller() -> Caller:
     """The authenticated caller of the call being handled."""
@@ -82,6 +89,8 @@ class CallGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self._metrics = metrics
         # False until the server has loaded its caches: calls get UNAVAILABLE meanwhile.
         self.open = False
+        # Refusals for the rate being held now, per tenant (see _paced).
+        self._held: dict[str, int] = {}
         # Wrapped handlers by method, built on first use: the handler table does not change.
         self._handlers: dict[str, grpc.RpcMethodHandler] = {}
 
@@ -131,6 +140,30 @@ class CallGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             )
         raise TypeError(f"{rpc}: only unary and client-streaming methods are served")
 
+    async def _paced(self, exc: QuotaExceeded, context: grpc.aio.ServicerContext) -> QuotaExceeded:
+        """Holds a refusal for the rate until a retry could succeed (at most REFUSAL_HOLD_SECONDS,
+        never past the call's deadline), then returns it with the wait that is left. A client
+        that retries at once, ignoring the hint, is thereby paced to about its rate instead of
+        making the server refuse it thousands of times a second: each refusal costs the event
+        loop what a cheap call costs, which is what other tenants would feel. Only
+        HELD_REFUSALS_PER_TENANT refusals of one tenant are held at once; more are answered at
+        once."""
+        if exc.retry_after is None:
+            return exc
+        hold = min(exc.retry_after, REFUSAL_HOLD_SECONDS)
+        remaining = context.time_remaining()
+        if remaining is not None:
+            hold = min(hold, max(0.0, remaining - DEADLINE_MARGIN_SECONDS))
+        held = self._held.get(exc.tenant, 0)
+        if hold <= 0 or held >= HELD_REFUSALS_PER_TENANT:
+            return exc
+        self._held[exc.tenant] = held + 1
+        try:
+            await asyncio.sleep(hold)
+        finally:
+            self._held[exc.tenant] -= 1
+        return exc.after(hold)
+
     def _admit(self, rpc: str, policy: RpcPolicy, caller: Caller, request: Any) -> None:
         """Scope, then the episode ceiling, for one request message."""
         caller.scope.check(rpc, policy.access, named_chains(request))
@@ -179,7 +212,7 @@ class CallGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 code = grpc.StatusCode.RESOURCE_EXHAUSTED
                 if self._metrics is not None:
                     self._metrics.quota_denials.labels(exc.tenant, exc.limit).inc()
-                status = quota_status(exc)
+                status = quota_status(await self._paced(exc, context))
                 await context.abort(status.code, status.details, status.trailing_metadata)
                 raise  # unreachable: abort raises
             except TutorMemoryError as exc:

@@ -19,6 +19,10 @@ from dataclasses import dataclass
 from tutor_memory.domain.errors import ResourceExhausted
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus
 
+# The names of the two limits, as metrics and status details report them.
+RATE_LIMIT = "requests_per_second"
+EPISODE_LIMIT = "max_episodes"
+
 
 @dataclass(frozen=True, slots=True)
 class TenantLimits:
@@ -40,16 +44,40 @@ class QuotaExceeded(ResourceExhausted):
     """A tenant's limit was reached. `retry_after` (seconds) when waiting helps: the rate; None
     when it does not: the episode ceiling, which only the operator can raise."""
 
-    def __init__(self, message: str, *, tenant: str, limit: str, retry_after: float | None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        tenant: str,
+        limit: str,
+        retry_after: float | None,
+        rate: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.tenant = tenant
         self.limit = limit
         self.retry_after = retry_after
+        self.rate = rate
 
+    @classmethod
+    def over_rate(cls, tenant: str, rate: float, wait: float) -> QuotaExceeded:
+        # Whole milliseconds, rounded up and at least 1: a client that waits that long finds a
+        # request in its bucket (unless its other calls took it first).
+        millis = max(1, math.ceil(wait * 1000))
+        return cls(
+            f"tenant {tenant!r} is over its rate of {rate:g} requests per second; "
+            f"retry in {millis} ms",
+            tenant=tenant,
+            limit=RATE_LIMIT,
+            retry_after=millis / 1000,
+            rate=rate,
+        )
 
-# The names of the two limits, as metrics and status details report them.
-RATE_LIMIT = "requests_per_second"
-EPISODE_LIMIT = "max_episodes"
+    def after(self, seconds: float) -> QuotaExceeded:
+        """The same refusal `seconds` later: the wait it hints is shorter by that much."""
+        if self.retry_after is None or self.rate is None:
+            return self
+        return QuotaExceeded.over_rate(self.tenant, self.rate, self.retry_after - seconds)
 
 
 class _Bucket:
@@ -110,13 +138,7 @@ class Quotas:
                 bucket.level -= 1.0
                 return
             wait = (1.0 - bucket.level) / rate
-        raise QuotaExceeded(
-            f"tenant {tenant!r} is over its rate of {rate:g} requests per second; "
-            f"retry in {math.ceil(wait * 1000)} ms",
-            tenant=tenant,
-            limit=RATE_LIMIT,
-            retry_after=wait,
-        )
+        raise QuotaExceeded.over_rate(tenant, rate, wait)
 
     # -- stored episodes -------------------------------------------------------------------------
 
