@@ -63,6 +63,7 @@ async def test_while_loading_only_liveness_serves_and_calls_are_unavailable(
     server_config: ServerConfig,
     embedder: UseOnnxEmbedder,
     monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     release = threading.Event()
     real_load = server_module._load
@@ -72,6 +73,7 @@ async def test_while_loading_only_liveness_serves_and_calls_are_unavailable(
         return real_load(*args)
 
     monkeypatch.setattr(server_module, "_load", slow_load)
+    caplog.set_level(logging.INFO, logger="tutor_memory.server")
     listening = _Listening()
     logging.getLogger("tutor_memory.server").addHandler(listening)
     starting = asyncio.create_task(create_server(server_config, embedder=embedder))

@@ -32,7 +32,7 @@ def _code(stub: pb_grpc.MemoryStub, token: str) -> grpc.StatusCode:
             pb.ListEpisodesRequest(student_id="s1", subject_id="bio"), metadata=auth(token)
         )
     except grpc.RpcError as err:
-        code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
+        code: grpc.StatusCode = err.code()
         return code
     return grpc.StatusCode.OK
 
