@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import grpc
@@ -25,7 +26,7 @@ log = logging.getLogger("tutor_memory.server")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Memory"].full_name
 
-__all__ = ["App", "ConfigError", "create_server", "serve"]
+__all__ = ["Alongside", "App", "ConfigError", "create_server", "serve"]
 
 
 @dataclass
@@ -34,6 +35,8 @@ class App:
     port: int
     services: Services
     health: health.aio.HealthServicer
+    # Who may call: the console started beside the API signs people in with the same tokens.
+    tokens: TokenBook
 
     async def stop(self, grace: float | None) -> None:
         """Stops taking calls, lets calls in flight finish for `grace` seconds, closes the store."""
@@ -122,18 +125,30 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
             f"development mode: no --tokens file, every call is tenant {DEV_TENANT!r}, "
             "loopback only; do not use it for real students"
         )
-    return App(server, port, services, health_servicer)
+    return App(server, port, services, health_servicer, tokens)
 
 
-async def serve(config: ServerConfig) -> None:
-    """Runs until SIGTERM or SIGINT, then shuts down gracefully."""
+# Something served beside the API in the same loop (the console): started with the running
+# app, it returns the coroutine function that stops it.
+Alongside = Callable[[App], Awaitable[Callable[[], Awaitable[None]]]]
+
+
+async def serve(config: ServerConfig, alongside: Alongside | None = None) -> None:
+    """Runs until SIGTERM or SIGINT, then shuts down gracefully (what runs alongside first)."""
     # Handlers first: a SIGTERM that arrives while the server starts still stops it gracefully.
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     app = await create_server(config)
+    try:
+        stop_alongside = await alongside(app) if alongside is not None else None
+    except BaseException:
+        await app.stop(0)
+        raise
     await stop.wait()
     log.info("stopping", extra={"grace_seconds": config.grace_seconds})
+    if stop_alongside is not None:
+        await stop_alongside()
     await app.stop(config.grace_seconds)
     log.info("stopped")

@@ -50,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES)
     serve.add_argument("--grace-seconds", type=float, default=DEFAULT_GRACE_SECONDS)
     serve.add_argument("--log-level", default="INFO")
+    serve.add_argument(
+        "--console-listen",
+        metavar="HOST:PORT",
+        help="also serve the read-only web console there (off by default; a bare PORT means "
+        "127.0.0.1:PORT; without --tokens, loopback only)",
+    )
 
     fetch = sub.add_parser("fetch-model", help="download and verify the pinned embedding model")
     fetch.add_argument("--model-dir", type=Path, help=f"default: {default_model_dir()}")
@@ -101,8 +107,14 @@ def _serve(args: argparse.Namespace) -> int:
         tokenizer=args.tokenizer,
         block_cap_seconds=args.block_cap_seconds,
     )
+    alongside = None
+    if args.console_listen:
+        from tutor_memory.cli.console_gate import console_beside
+
+        listen = args.console_listen
+        alongside = console_beside(listen if ":" in listen else f"127.0.0.1:{listen}")
     try:
-        asyncio.run(serve(config))
+        asyncio.run(serve(config, alongside))
     except (ConfigError, ModelIntegrityError) as exc:
         log.error(f"cannot start: {exc}")
         return 2
