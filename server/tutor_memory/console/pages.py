@@ -203,7 +203,7 @@ class Pages:
             context["error"] = str(exc)
             return self.render(request, "inspector.html", context, 400)
         context["block"] = block
-        context["request"] = req
+        context["asked"] = req
         context["tokenizer"] = self._s.blocks.tokenizer
         return self.render(request, "inspector.html", context)
 
