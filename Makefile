@@ -21,13 +21,13 @@ GENERATED := server/tutor_memory/_proto clients/python/tutor_memory_client/_prot
   clients/go/memoryv1 clients/typescript/src/gen
 SERVE_ARGS ?=
 
-.PHONY: serve test setup install model client-tools load-tools proto proto-check proto-release lint bench eval chaos clean
+.PHONY: serve test setup install model client-tools load-tools console-tools console-screenshots proto proto-check proto-release lint bench eval chaos clean
 
 serve: setup
 	$(BIN)/tutor-memory serve $(SERVE_ARGS)
 
 # pytest exits 5 when it collected no test: that is a failure here, never a pass.
-test: setup load-tools
+test: setup load-tools console-tools
 	cargo test --quiet --manifest-path rust_core/Cargo.toml
 	$(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
@@ -62,6 +62,20 @@ $(NODE_TOOLS): clients/typescript/package-lock.json scripts/install_client_tools
 	touch $@
 
 load-tools: $(LOAD_TOOLS)
+
+# Headless Chromium and its WebDriver, from Debian, for the console's browser tests
+# (tests/console/test_console_browser.py); only `make test` needs them, never `make serve`.
+console-tools:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	else \
+	  echo "installing chromium and chromium-driver (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+	    || { echo "make console-tools: cannot install chromium and chromium-driver (needs apt-get as root)" >&2; exit 1; }; \
+	fi
+
+# Re-takes the console's screenshots for the README into bench/results/console/.
+console-screenshots: setup console-tools
+	CONSOLE_SCREENSHOTS=bench/results/console $(PY) -m pytest tests/console/test_console_browser.py -q
 
 $(LOAD_TOOLS): $(LOAD_TOOL_PINS) scripts/install_client_tools.sh
 	bash scripts/install_client_tools.sh ghz

@@ -15,9 +15,9 @@ from starlette.routing import Mount, Route
 from tests.console.conftest import Site
 from tests.helpers.harness import TOKEN_A, TOKEN_B
 from tests.helpers.seeded import B_SECRET, B_STUDENT, SCRIPT_TEXT, STUDENT
+from tutor_memory.api.auth import TokenBook
 from tutor_memory.app.root import ConfigError
 from tutor_memory.cli.console_gate import TokenGate
-from tutor_memory.api.auth import TokenBook
 from tutor_memory.console.server import start_console
 from tutor_memory.console.web import SECURITY_HEADERS, build_console
 
@@ -80,7 +80,7 @@ async def test_every_page_reads_and_sends_the_security_headers(site: Site) -> No
 
 async def test_every_route_is_a_get_but_signing_in_and_out(site: Site) -> None:
     app = build_console(site.harness.app.services, TokenGate(site.harness.app.tokens))
-    methods = {}
+    methods: dict[str, set[str]] = {}
     for route in app.routes:
         if isinstance(route, Route):
             methods.setdefault(route.path, set()).update(route.methods or ())
