@@ -7,19 +7,23 @@ import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from starlette.routing import Mount, Route
 
 from tests.console.conftest import Site
-from tests.helpers.harness import TOKEN_A, TOKEN_B
+from tests.helpers.harness import TOKEN_A, TOKEN_B, Harness, question
 from tests.helpers.seeded import B_SECRET, B_STUDENT, SCRIPT_TEXT, STUDENT
 from tutor_memory.api.auth import TokenBook
+from tutor_memory.app.episodes import EpisodePage
 from tutor_memory.app.root import ConfigError
 from tutor_memory.cli.console_gate import TokenGate
+from tutor_memory.console.pages import TIMELINE_PAGE, TIMELINE_SCAN_ROWS
 from tutor_memory.console.server import start_console
 from tutor_memory.console.web import SECURITY_HEADERS, build_console
+from tutor_memory_client._proto import memory_pb2 as pb
 
 CHAIN = {"student": STUDENT, "subject": "biology"}
 PAGES = ["/timeline", "/inspector", "/map", "/beliefs", "/chain"]
@@ -225,5 +229,57 @@ async def test_development_mode_needs_no_sign_in_and_binds_loopback_only(site: S
             assert "development mode" in reply.text
             # The development tenant has no chain: tenant A's student is not its.
             assert STUDENT not in reply.text.split("<main>")[1]
+    finally:
+        await console.stop()
+
+
+async def test_a_long_history_is_read_a_page_at_a_time(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The timeline never loads a history whole: a page reads one page of rows (and one more, to
+    know whether another follows); a kind filter reads at most TIMELINE_SCAN_ROWS rows, then
+    offers to keep looking."""
+    total = TIMELINE_SCAN_ROWS + 300
+    await harness.ingest(
+        [question(f"question {i}", key=f"k{i}", seconds=1_700_000_000 + i) for i in range(total)],
+        per_message=500,
+    )
+    check = pb.NewEpisode(
+        student_id="s1",
+        subject_id="biology",
+        kind=pb.EPISODE_KIND_CHECK,
+        summary="Check on osmosis: right",
+        check=pb.CheckResult(outcome=pb.CHECK_OUTCOME_RIGHT, topic="osmosis"),
+    )
+    check.occurred_at.seconds = 1_700_000_000 + total
+    await harness.append(check)
+    episodes = harness.app.services.episodes
+    read: list[int] = []
+    real_list = episodes.list
+
+    async def counting_list(*args: Any, **kwargs: Any) -> EpisodePage:
+        page = await real_list(*args, **kwargs)
+        read.append(len(page.episodes))
+        return page
+
+    monkeypatch.setattr(episodes, "list", counting_list)
+    gate = TokenGate(harness.app.tokens)
+    console = await start_console("127.0.0.1:0", harness.app.services, gate)
+    site = Site(harness, console, f"http://127.0.0.1:{console.port}")
+    try:
+        async with signed_in(site, TOKEN_A) as client:
+            reply = await client.get("/timeline", params=CHAIN)
+            assert reply.text.count('<article class="episode') == TIMELINE_PAGE
+            assert sum(read) == TIMELINE_PAGE
+            read.clear()
+            reply = await client.get("/timeline", params={**CHAIN, "kind": "check"})
+            assert 'class="empty"' in reply.text  # nothing in the first rows read
+            assert sum(read) <= TIMELINE_SCAN_ROWS
+            assert f"searched {TIMELINE_SCAN_ROWS} episodes, keep looking" in reply.text
+            href = reply.text.split('id="next-page"')[0].rsplit('href="', 1)[1].split('"')[0]
+            reply = await client.get(href.replace("&amp;", "&"))
+            assert reply.text.count('<article class="episode') == 1
+            assert "Check on osmosis: right" in reply.text
+            assert sum(read) <= total + 1
     finally:
         await console.stop()
