@@ -175,6 +175,8 @@ async def test_bad_input_is_a_message_not_an_error_page(site: Site) -> None:
             ({"from": "March"}, "from: must be a date"),
             ({"after": "!!!"}, "after: malformed page position"),
             ({"from": "2026-03-10", "to": "2026-03-01"}, "to: must not be before from"),
+            ({"tz": "Nowhere/Else"}, "time_zone: unknown IANA time zone"),
+            ({"from": "1969-12-31"}, "from: before 1970-01-01"),
         ]:
             reply = await client.get("/timeline", params={**CHAIN, **params})
             assert reply.status_code == 400, params
@@ -283,3 +285,19 @@ async def test_a_long_history_is_read_a_page_at_a_time(
             assert sum(read) <= total + 1
     finally:
         await console.stop()
+
+
+async def test_the_timeline_shows_days_in_the_time_zone_asked_for(site: Site) -> None:
+    """The history starts with the course file, at 09:00 UTC on Monday 2 March: 10:00 in Rome,
+    23:00 on the Sunday in Honolulu."""
+    async with signed_in(site, TOKEN_A) as client:
+        rome = await client.get("/timeline", params={**CHAIN, "tz": "Europe/Rome"})
+        honolulu = await client.get("/timeline", params={**CHAIN, "tz": "Pacific/Honolulu"})
+    assert "<h2>Monday 2026-03-02</h2>" in rome.text
+    assert '<span class="time">10:00:00</span>' in rome.text
+    assert "<h2>Sunday 2026-03-01</h2>" in honolulu.text
+    assert '<span class="time">23:00:00</span>' in honolulu.text
+    async with signed_in(site, TOKEN_A) as client:
+        everything = await client.get("/timeline", params={**CHAIN, "to": "9999-12-31"})
+    assert everything.status_code == 200
+    assert 'id="next-page"' in everything.text

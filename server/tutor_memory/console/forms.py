@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from tutor_memory.domain.episodes import ChainKey, Kind
 from tutor_memory.domain.errors import InvalidArgument
@@ -42,16 +43,20 @@ def kinds_of(values: list[str]) -> tuple[Kind, ...]:
     return tuple(kinds)
 
 
-def day_start_us(field: str, value: str, *, plus_days: int = 0) -> int | None:
-    """The start of a YYYY-MM-DD day in UTC, in µs (empty: no bound)."""
+def day_start_us(field: str, value: str, tz: ZoneInfo, *, plus_days: int = 0) -> int | None:
+    """The start of a YYYY-MM-DD day in time zone `tz`, in µs (empty: no bound)."""
     if not value:
         return None
     try:
         day = date.fromisoformat(value)
     except ValueError as exc:
         raise InvalidArgument(field, "must be a date, YYYY-MM-DD") from exc
-    moment = datetime.combine(day, time(), UTC) + timedelta(days=plus_days)
-    return int(moment.timestamp()) * 1_000_000
+    try:
+        day += timedelta(days=plus_days)
+    except OverflowError:
+        return None  # the end of the calendar bounds nothing
+    moment = datetime.combine(day, time(), tz)
+    return check_time(field, int(moment.timestamp()) * 1_000_000)
 
 
 def encode_position(occurred_at_us: int, seq: int) -> str:

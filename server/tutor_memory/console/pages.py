@@ -21,7 +21,7 @@ from tutor_memory.domain.clock import now_us, us_to_datetime
 from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
 from tutor_memory.domain.errors import FailedPrecondition, InvalidArgument
-from tutor_memory.domain.recall.block import Mode
+from tutor_memory.domain.recall.block import Mode, zone
 from tutor_memory.domain.recall.ranking import Weights
 
 # Episodes on one timeline page.
@@ -103,9 +103,10 @@ class Pages:
             return self.problem(request, exc)
         q = request.query_params
         try:
+            tz = zone(q.get("tz", "UTC"))
             kinds = forms.kinds_of(q.getlist("kind"))
-            start = forms.day_start_us("from", q.get("from", ""))
-            end = forms.day_start_us("to", q.get("to", ""), plus_days=1)
+            start = forms.day_start_us("from", q.get("from", ""), tz)
+            end = forms.day_start_us("to", q.get("to", ""), tz, plus_days=1)
             after = forms.decode_position(q.get("after", ""))
             if start is not None and end is not None and end <= start:
                 raise InvalidArgument("to", "must not be before from")
@@ -115,9 +116,13 @@ class Pages:
             shown.chain, kinds, start, end, after
         )
         notes = await self._s.episodes.notes(shown.chain, [e.episode_id for e in episodes])
+
+        def local(us: int, fmt: str) -> str:
+            return us_to_datetime(us).astimezone(tz).strftime(fmt)
+
         days = [
             (day, list(group))
-            for day, group in groupby(episodes, lambda e: when(e.occurred_at_us, "%A %Y-%m-%d"))
+            for day, group in groupby(episodes, lambda e: local(e.occurred_at_us, "%A %Y-%m-%d"))
         ]
         context = {
             "chain": shown.chain,
@@ -126,6 +131,8 @@ class Pages:
             "notes": notes,
             "kinds": [k.value for k in Kind],
             "chosen": {k.value for k in kinds},
+            "local": local,
+            "tz": tz.key,
             "date_from": q.get("from", ""),
             "date_to": q.get("to", ""),
             "next_after": next_after,
