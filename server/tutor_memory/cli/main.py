@@ -110,9 +110,10 @@ def _serve(args: argparse.Namespace) -> int:
     alongside = None
     if args.console_listen:
         from tutor_memory.cli.console_gate import console_beside
+        from tutor_memory.console.server import DEFAULT_CONSOLE_HOST
 
         listen = args.console_listen
-        alongside = console_beside(listen if ":" in listen else f"127.0.0.1:{listen}")
+        alongside = console_beside(listen if ":" in listen else f"{DEFAULT_CONSOLE_HOST}:{listen}")
     try:
         asyncio.run(serve(config, alongside))
     except (ConfigError, ModelIntegrityError) as exc:

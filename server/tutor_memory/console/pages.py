@@ -10,7 +10,7 @@ from itertools import groupby
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
 from tutor_memory.app.root import Services
@@ -280,7 +280,3 @@ class Pages:
             "digested": sorted(nightly.digested_days.items(), reverse=True),
         }
         return self.render(request, "chain.html", context)
-
-
-def not_found(request: Request) -> Response:
-    return HTMLResponse("Not found", status_code=404)

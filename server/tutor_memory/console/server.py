@@ -19,8 +19,8 @@ from tutor_memory.console.web import build_console
 
 log = logging.getLogger("tutor_memory.console")
 
-# The console's listen address when `--console-listen` is given without a host: loopback only.
-DEFAULT_CONSOLE_LISTEN = "127.0.0.1:8080"
+# The console's host when `--console-listen` names only a port: loopback.
+DEFAULT_CONSOLE_HOST = "127.0.0.1"
 # Seconds a stopping console waits for requests in flight.
 STOP_GRACE_SECONDS = 2.0
 

@@ -47,8 +47,6 @@ SECURITY_HEADERS = {
     "cache-control": "no-store",
 }
 
-Handler = Callable[[Request], Awaitable[Response]]
-
 
 def templates() -> Jinja2Templates:
     env = jinja2.Environment(
@@ -94,11 +92,13 @@ class _Door(BaseHTTPMiddleware):
 
 
 def _same_origin(request: Request) -> bool:
-    """A POST from a page of another site (its Origin names another host) is refused."""
+    """Whether a POST comes from the console's own pages: a browser names the page's origin,
+    which must be this host ("null", an opaque origin, is refused); a client that is no browser
+    sends none, and a token is all it can present."""
     origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        return origin is None
-    return urlsplit(origin).netloc == request.headers.get("host", "")
+    if origin is None:
+        return True
+    return origin != "null" and urlsplit(origin).netloc == request.headers.get("host", "")
 
 
 def build_console(services: Services, gate: Gate) -> Starlette:
