@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import grpc
@@ -45,7 +46,7 @@ LIVENESS_SERVICE = "liveness"
 # Seconds one readiness probe of the store may take before it counts as unreachable.
 PROBE_TIMEOUT_SECONDS = 2.0
 
-__all__ = ["App", "ConfigError", "create_server", "serve"]
+__all__ = ["Alongside", "App", "ConfigError", "create_server", "serve"]
 
 
 class Readiness:
@@ -316,9 +317,14 @@ async def create_server(
     )
 
 
-async def serve(config: ServerConfig) -> None:
-    """Runs until SIGTERM or SIGINT, then shuts down gracefully; SIGHUP reloads the tokens
-    file."""
+# Something served beside the API in the same loop (the console): started with the running
+# app, it returns the coroutine function that stops it.
+Alongside = Callable[[App], Awaitable[Callable[[], Awaitable[None]]]]
+
+
+async def serve(config: ServerConfig, alongside: Alongside | None = None) -> None:
+    """Runs until SIGTERM or SIGINT, then shuts down gracefully (what runs alongside first);
+    SIGHUP reloads the tokens file."""
     # Handlers first: a SIGTERM that arrives while the server starts still stops it gracefully,
     # and a SIGHUP then is applied once it serves rather than killing it.
     stop = asyncio.Event()
@@ -335,9 +341,16 @@ async def serve(config: ServerConfig) -> None:
             reload.clear()
             await app.reload_tokens()
 
+    try:
+        stop_alongside = await alongside(app) if alongside is not None else None
+    except BaseException:
+        await app.stop(0)
+        raise
     reloading = asyncio.create_task(reloader())
     await stop.wait()
     reloading.cancel()
     log.info("stopping", extra={"grace_seconds": config.grace_seconds})
+    if stop_alongside is not None:
+        await stop_alongside()
     await app.stop(config.grace_seconds)
     log.info("stopped")

@@ -138,7 +138,7 @@ class MemoryServicer(pb_grpc.MemoryServicer):
             request, tenant=current_caller().tenant, now_us=now_us()
         )
         blocks = self._s.blocks
-        block = await blocks.build(req, context.time_remaining())
+        block = await blocks.build(req, context.time_remaining(), explain=request.explain)
         if block is None:
             return blocks_pb.dropped_reply(req, blocks.tokenizer)
         return blocks_pb.block_to_proto(

@@ -121,6 +121,16 @@ class NightlyReads(EpisodeReads, NightlyReadsOfStore, Protocol):
     """What the cycle reads: undigested episodes, coverage of days, checks, the citation batch."""
 
 
+@dataclass(frozen=True, slots=True)
+class NightlyStatus:
+    """What the cycle has done for one chain: its state, the days it digested (start of each
+    day -> the highest seq digested), and when it last composed the self-model."""
+
+    state: NightlyState | None
+    digested_days: dict[int, int]
+    composed_at_us: int | None
+
+
 class NightlyCycle:
     def __init__(
         self,
@@ -138,6 +148,19 @@ class NightlyCycle:
 
     async def _read(self, fn: Callable[[], T]) -> T:
         return await self._executors.run(self._executors.readers, fn)
+
+    async def status(self, chain: ChainKey) -> NightlyStatus:
+        """The cycle's runs as they show in one chain (read only)."""
+        store = self._store
+
+        def read() -> NightlyStatus:
+            return NightlyStatus(
+                store.nightly_state(chain),
+                store.day_coverage(chain),
+                store.self_model_composed_at(chain),
+            )
+
+        return await self._read(read)
 
     async def run(
         self, run: Consolidation, *, progress: Callable[[int, int], None] | None = None

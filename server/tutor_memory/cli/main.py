@@ -64,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
         help="how often readiness checks that the store answers (default %(default)s)",
     )
     serve.add_argument("--log-level", default="INFO")
+    serve.add_argument(
+        "--console-listen",
+        metavar="HOST:PORT",
+        help="also serve the read-only web console there (off by default; a bare PORT means "
+        "127.0.0.1:PORT; without --tokens, loopback only)",
+    )
 
     fetch = sub.add_parser("fetch-model", help="download and verify the pinned embedding model")
     fetch.add_argument("--model-dir", type=Path, help=f"default: {default_model_dir()}")
@@ -141,8 +147,15 @@ def _serve(args: argparse.Namespace) -> int:
         metrics_listen=args.metrics_listen,
         readiness_probe_seconds=args.readiness_probe_seconds,
     )
+    alongside = None
+    if args.console_listen:
+        from tutor_memory.cli.console_gate import console_beside
+        from tutor_memory.console.server import DEFAULT_CONSOLE_HOST
+
+        listen = args.console_listen
+        alongside = console_beside(listen if ":" in listen else f"{DEFAULT_CONSOLE_HOST}:{listen}")
     try:
-        asyncio.run(serve(config))
+        asyncio.run(serve(config, alongside))
     except (ConfigError, ModelIntegrityError) as exc:
         log.error(f"cannot start: {exc}")
         return 2
