@@ -151,7 +151,8 @@ def test_the_zone_decides_the_day_just_after_midnight() -> None:
     instant = us("2026-03-19T00:30", SYDNEY)
     sydney = parse_time_window("yesterday", instant, SYDNEY)
     new_york = parse_time_window("yesterday", instant, NEW_YORK)
-    assert sydney is not None and new_york is not None
+    assert sydney is not None
+    assert new_york is not None
     assert sydney.start_us == us("2026-03-18T00:00", SYDNEY)
     assert new_york.start_us == us("2026-03-17T00:00", NEW_YORK)
 
@@ -207,4 +208,5 @@ def test_a_query_with_time_words_takes_the_slow_path(query: str) -> None:
 
 def test_the_window_label_names_the_period() -> None:
     found: TimeWindow | None = parse_time_window("vor drei Tagen", us(NOW), ROME)
-    assert found is not None and found.label == "3 days ago (2026-03-15)"
+    assert found is not None
+    assert found.label == "3 days ago (2026-03-15)"

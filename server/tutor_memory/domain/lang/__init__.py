@@ -26,6 +26,8 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   `tutor_memory.domain.recall.timewindow`'s grammar (see `tutor_memory.domain.recall.timewords`).
 - `record_triggers`: phrases by which a student asks about their own record ("what did I get
   wrong").
+- `topic_prepositions`: words that introduce what a record question is about ("what did I get wrong
+  *about* fractions", "cosa abbiamo fatto *sulla* fotosintesi", "ماذا درسنا *عن* البراكين").
 - `trigger_vetoes`: single words that, right before a trigger, make it a different question
   (Spanish "por" in "¿por qué estudiamos…?", "why do we study…").
 - `narration_markers`: first-person-plural recap verbs a tutor uses to narrate past sessions
@@ -149,6 +151,7 @@ _STRING_LIST_FIELDS = (
     "attached_prepositions",
     "attached_conjunctions",
     "record_triggers",
+    "topic_prepositions",
     "trigger_vetoes",
     "narration_markers",
     "marker_vetoes",
@@ -211,6 +214,7 @@ class LanguageData:
     attached_conjunctions: tuple[str, ...]
     time_glosses: Mapping[str, str]
     record_triggers: tuple[str, ...]
+    topic_prepositions: tuple[str, ...]
     trigger_vetoes: tuple[str, ...]
     narration_markers: tuple[str, ...]
     marker_vetoes: tuple[str, ...]
