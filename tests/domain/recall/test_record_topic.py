@@ -46,8 +46,8 @@ def test_a_period_or_plain_record_question_names_no_topic(query: str) -> None:
     [
         "vendredi dernier, de quoi on a parlé ?",
         "tell me what happened in our session two days ago",
-        "und vorgestern, worum ging es?",
-        "semana passada, o que a gente viu?",
+        "und vorgestern, was hast du mir erklärt?",
+        "semana passada, o que você me explicou?",
     ],
 )
 def test_a_question_about_a_period_of_the_calendar_is_a_record_question(query: str) -> None:

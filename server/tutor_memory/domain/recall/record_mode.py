@@ -7,9 +7,10 @@ rules decide it:
 - a record phrase of the language files (`record_triggers`), matched on normalised words, so that
   case, accents, punctuation and Arabic letter variants don't matter; a trigger preceded by one of
   its language's `trigger_vetoes` is a different question ("¿por qué estudiamos…?" asks why);
-- a question or request that names a period of the student's calendar ("venerdì scorso di che
-  abbiamo parlato", "vor einem Monat woran haben wir gearbeitet"): asking what happened in the
-  student's own last week is asking about the record, whatever verb carries it. The period comes
+- a question or request, with the student or the tutor in it (`pronouns`: "I", "we", "my",
+  "you"), that names a period of the student's calendar ("what did you show me last Friday",
+  "vor einem Monat, woran haben wir gearbeitet"): asking what happened in the student's own last
+  week is asking about the record, whatever verb carries it. The period comes
   from `parse_time_window`, which only reads periods of the record (dated subject matter such as
   "in July 1789" names none).
 
@@ -81,15 +82,33 @@ def _asks(query: str, tokens: list[str]) -> bool:
     return is_question(query) or any(True for _ in _requests().find_all(tokens))
 
 
+@functools.cache
+def _persons() -> PhraseIndex[None]:
+    """First- and second-person words ("I", "we", "my", "you"): the student and the tutor."""
+    entries = []
+    for data in lang.all_languages():
+        glued = clitics(data, prepositions=True)
+        entries += [(compile_phrase(p), None, glued) for p in data.pronouns]
+    return PhraseIndex(entries)
+
+
+def _between_us(tokens: list[str]) -> bool:
+    return any(True for _ in _persons().find_all(tokens))
+
+
 def is_record_question(query: str) -> bool:
     """True if `query` asks about the student's own record: mistakes, what was studied, progress,
     what happened in a period of their calendar."""
     tokens = words(query)
     if _trigger_matches(tokens):
         return True
+    # A period alone is not enough: "when did Melanie go camping in June?" asks about someone
+    # else's June. The student or the tutor must be in the question ("what did *we* do", "hai
+    # *mi* spiegato", "what did *you* explain").
     return (
         has_time_words(query)
         and _asks(query, tokens)
+        and _between_us(tokens)
         and parse_time_window(query, _REFERENCE_US, "UTC") is not None
     )
 

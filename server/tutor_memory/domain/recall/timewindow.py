@@ -228,6 +228,11 @@ class _Reader:
             return _day(int(self.at(i + 1)), month, year, self.today), i + (3 if year else 2)
         return _month(month, year, self.today), (j + 1 if year else i + 1)
 
+    def anchored(self, j: int) -> bool:
+        """Whether what follows an "ago" at j is a date ("two weeks before August 11"): then
+        the expression counts from that date, not from now, and is no period of its own."""
+        return self.month_at(j + 1) is not None or self.day_at(j + 1) is not None
+
     def relative(self, i: int) -> tuple[_Period | None, int] | None:
         """ "N unit ago", "ago N unit", "unit ago" (one), "unit ago last" (two), "last unit",
         "unit last", "this unit", "last N units" (rolling)."""
@@ -239,6 +244,8 @@ class _Reader:
                 n, j = more, j + 1
             unit = self.at(j)
             if unit in UNITS and self.at(j + 1) == _AGO:
+                if self.anchored(j + 1):
+                    return None, j + 2
                 if self.at(j + 2) in _LAST:
                     return _units_back(n + 1, unit, self.today), j + 3
                 return _units_back(n, unit, self.today), j + 2
@@ -262,6 +269,8 @@ class _Reader:
                 month = _add_months(month, -1)
             return _day(day, month.month, month.year, self.today), i + 2
         if word in UNITS:
+            if self.at(i + 1) == _AGO and self.anchored(i + 1):
+                return None, i + 2
             if self.at(i + 1) == _AGO:
                 n = 2 if self.at(i + 2) in _LAST else 1
                 return _units_back(n, word, self.today), i + (3 if n == 2 else 2)
@@ -300,9 +309,9 @@ class _Reader:
             return _year(self.at(i), self.today), i + 1
         return None
 
-    def since(self, i: int) -> tuple[_Period | None, int] | None:
+    def since(self, i: int, gap: int = SINCE_GAP) -> tuple[_Period | None, int] | None:
         """ "since X" (and "ago X" when X is no unit: Arabic منذ is both)."""
-        for j in range(i + 1, min(i + 2 + SINCE_GAP, len(self.t))):
+        for j in range(i + 1, min(i + 2 + gap, len(self.t))):
             found = self.simple(j)
             if found is None:
                 continue
@@ -350,15 +359,22 @@ class _Reader:
 
     def first(self) -> tuple[_Period, int, int] | None:
         """The first period the reading names: (period, start, end)."""
-        for i, word in enumerate(self.t):
-            if word == "since" or self._ago_as_since(i):
+        i = 0
+        while i < len(self.t):
+            word = self.t[i]
+            if word == "since":
                 found = self.since(i)
+            elif self._ago_as_since(i):
+                found = self.since(i, gap=0)
             elif word == "between":
                 found = self.between(i)
             else:
                 found = self.simple(i)
             if found is not None and found[0] is not None:
                 return found[0], i, found[1]
+            # An expression that names no record period ("October 2023" still to come, "July
+            # 1789") is read whole: its year is not read again as a year of its own.
+            i = max(i + 1, found[1]) if found is not None else i + 1
         return None
 
 

@@ -291,6 +291,8 @@ def _masked(raw: str, language: _Language) -> str:
             any(tuple(tokens[max(0, i - len(p)) : i]) == p for p in vocab.context)
             or before in vocab.year_words
             or before in vocab.month_names
+            # "October 13, 2023"
+            or (bool(_DAY_NUMBER.fullmatch(before)) and token_at(i - 2) in vocab.month_names)
             or (
                 any(tuple(tokens[max(0, i - len(k)) : i]) == k for k in vocab.links)
                 and token_at(i - 2) in vocab.month_names
@@ -309,7 +311,11 @@ def _masked(raw: str, language: _Language) -> str:
             masked[i] = True
         elif token in vocab.ambiguous or token in language.abbreviations:
             masked[i] = not introduced(i)
-    ordinal = [bool(_ENGLISH_ORDINAL.fullmatch(t)) for t in tokens]
+    # Only "the 12th" / "on 12th" is a day of the month: "Caroline's 18th birthday" is not.
+    ordinal = [
+        bool(_ENGLISH_ORDINAL.fullmatch(t)) and token_at(i - 1) in ("the", "on")
+        for i, t in enumerate(tokens)
+    ]
     if not any(masked) and not any(ordinal):
         return raw
     out, at = [], 0
