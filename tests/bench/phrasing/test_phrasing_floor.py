@@ -1,7 +1,7 @@
 """The intent detectors on the hand-written phrasing set must not fall below what they reached
-(issue 13). Floors are the pooled figures reached on branch `recall` (commit 7d787dd and later) minus
-FLOOR_MARGIN_POINTS, so a change that loses a few items fails CI; one that gains raises nothing
-until someone raises the floors. The set is never generated from the detectors' lists."""
+(issue 13). Floors are the pooled figures reached on branch `recall` minus FLOOR_MARGIN_POINTS,
+so a change that loses a few items fails CI; one that gains raises nothing until someone raises
+the floors. The set is never generated from the detectors' lists."""
 
 from __future__ import annotations
 
