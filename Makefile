@@ -21,7 +21,7 @@ GENERATED := server/tutor_memory/_proto clients/python/tutor_memory_client/_prot
   clients/go/memoryv1 clients/typescript/src/gen
 SERVE_ARGS ?=
 
-.PHONY: serve test setup install model client-tools load-tools proto proto-check proto-release lint bench eval chaos clean
+.PHONY: serve test setup install model client-tools load-tools proto proto-check proto-release lint bench eval chaos fuzz clean
 
 serve: setup
 	$(BIN)/tutor-memory serve $(SERVE_ARGS)
@@ -115,6 +115,12 @@ eval: setup
 # Consolidate, each checked after the restart (bench/chaos.py); `make test` runs 3 cycles.
 chaos: setup
 	$(PY) -m bench.chaos --cycles 100
+
+# The long fuzz run of issue 12: every parser, detector, file reader, request conversion and the
+# chain hash, with FUZZ_EXAMPLES examples per property (`make test` runs 150 of each).
+FUZZ_EXAMPLES ?= 20000
+fuzz: setup
+	TUTOR_MEMORY_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/fuzz -q
 
 clean:
 	rm -rf $(VENV) target .pytest_cache .mypy_cache .ruff_cache

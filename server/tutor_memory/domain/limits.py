@@ -144,7 +144,13 @@ def check_not_future(field: str, us: int, now_us: int) -> int:
 
 
 def quoted(value: str, limit: int = 64) -> str:
-    """A caller's value as an error message quotes it: at most `limit` characters, so an error
-    never grows with the input (gRPC trailers are small)."""
-    shown = value if len(value) <= limit else value[:limit] + "…"
-    return repr(shown)
+    """A caller's value as an error message quotes it: its repr, at most `limit` characters
+    between the quotes, so an error never grows with the input (gRPC trailers are small).
+
+    The repr is what is bounded, not the value: an escaped character takes up to ten ("\\u2028"),
+    so a bound on the value alone let 64 invisible characters become 640.
+    """
+    shown = value[:limit]
+    while len(repr(shown)) > limit + 2:  # at most `limit` steps of a short string
+        shown = shown[:-1]
+    return repr(shown + "…" if len(shown) < len(value) else shown)
