@@ -18,8 +18,9 @@ import tracemalloc
 from multiprocessing.connection import Connection
 from typing import Any
 
-from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from tests.helpers.hostile_files import HostileFile, hostile_corpus
+
+from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from tutor_memory.domain.files.errors import FileRejected
 from tutor_memory.domain.files.read import read_document
 
