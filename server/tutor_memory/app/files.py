@@ -187,7 +187,7 @@ class FileIngest:
             accepted, rejected = validate_caller_concepts(upload.concepts, len(document.pages))
             extractor = EXTRACTOR_CALLER
         else:
-            accepted, rejected = screen(self._extractor.extract(document))
+            accepted, rejected = screen(self._extractor.extract(document, budget))
             extractor = EXTRACTOR_BUILTIN
         budget.check()
         chunks = passages(document)

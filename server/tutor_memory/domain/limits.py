@@ -68,6 +68,9 @@ MAX_PDF_STREAM_BYTES = 16 * 1024 * 1024
 PDF_CONTENT_RATIO = 10
 MIN_PDF_CONTENT_BYTES = 4 * 1024 * 1024
 MAX_PDF_CONTENT_BYTES = 64 * 1024 * 1024
+# Items of one PDF array (a page tree's kids, a font's widths): a flat tree of the most pages fits
+# many times over, and a tree listing one page a hundred thousand times is refused while read.
+MAX_PDF_ARRAY_ITEMS = 50_000
 # Form XObjects one PDF page may invoke while its text is read.
 MAX_PDF_FORMS_PER_PAGE = 1_000
 

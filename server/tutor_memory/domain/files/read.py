@@ -57,6 +57,7 @@ from tutor_memory.domain.limits import (
     MAX_LINE_CHARS,
     MAX_MARKDOWN_NESTING,
     MAX_PAGES,
+    MAX_PDF_ARRAY_ITEMS,
     MAX_PDF_CONTENT_BYTES,
     MAX_PDF_FORMS_PER_PAGE,
     MAX_PDF_PAGE_TREE_DEPTH,
@@ -198,6 +199,7 @@ def _pdf_limits() -> Iterator[None]:
         page_tree_maximum_entries=MAX_PAGES * 2,
         page_tree_maximum_page_entries=MAX_PAGES * _PDF_PAGE_KEYS,
         xform_maximum_invocations_per_extraction=MAX_PDF_FORMS_PER_PAGE,
+        array_maximum_element_count=MAX_PDF_ARRAY_ITEMS,
     ):
         yield
 
