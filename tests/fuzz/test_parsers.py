@@ -369,10 +369,10 @@ def test_blocks_are_headings_of_a_known_level_or_text(markdown: bool) -> None:
         blocks = twice(lambda: list(parse_blocks(text, markdown=markdown)))
         for block in blocks:
             assert block.kind in ("heading", "text")
+            # A text block may be empty (an empty list item, "- "), as the reader it replaced
+            # made it; a heading always has its level.
             if block.kind == "heading":
                 assert 1 <= block.level <= 6
-            else:
-                assert block.text.strip()
 
     check()
 

@@ -102,8 +102,8 @@ def rows() -> list[tuple[str, str]]:
         (
             "IngestFileRequest.concepts",
             f"each name judged as a concept name; summary at most {MAX_CONCEPT_SUMMARY_CHARS} "
-            f"and definition {MAX_CONCEPT_DEFINITION_CHARS:,} characters; at most {MAX_BUILDS_ON} builds_on "
-            f"and {MAX_CONCEPT_PAGES} pages",
+            f"and definition {MAX_CONCEPT_DEFINITION_CHARS:,} characters; at most "
+            f"{MAX_BUILDS_ON} builds_on and {MAX_CONCEPT_PAGES} pages",
         ),
         ("SearchPassagesRequest.limit", f"at most {MAX_PASSAGES}"),
         ("RecordCheckRequest.topic", f"one line, at most {L.MAX_TOPIC_CHARS} characters"),
