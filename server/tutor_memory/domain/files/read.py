@@ -204,34 +204,39 @@ def _pdf_limits() -> Iterator[None]:
         yield
 
 
+_WHOLE_PDF = "the PDF"
+
+
 def _pdf_failure(exc: BaseException, where: str) -> FileRejected:
     """The refusal for an exception pypdf raised while reading `where`: a limit says which one,
     anything else means the file is damaged."""
+    # "page 3 of the PDF: …"; the file as a whole needs no prefix ("the PDF's page tree …").
+    lead = "" if where == _WHOLE_PDF else f"{where}: "
     cause: BaseException | None = exc
     while cause is not None:
         if isinstance(cause, RecursionError):
             return FileRejected(
-                f"{where}: the PDF nests its objects (arrays, dictionaries) deeper than a reader "
+                f"{lead}the PDF nests its objects (arrays, dictionaries) deeper than a reader "
                 "can follow"
             )
         if isinstance(cause, LimitReachedError):
             message = str(cause)
             if "decompress" in message.lower() or "output length" in message.lower():
                 return FileRejected(
-                    f"{where}: a stream of the PDF decompresses to more than "
+                    f"{lead}a stream of the PDF decompresses to more than "
                     f"{MAX_PDF_STREAM_BYTES:,} bytes ({message})"
                 )
             if "page tree depth" in message.lower():
                 return FileRejected(
-                    f"{where}: the PDF's page tree is too deep (more than "
+                    f"{lead}the PDF's page tree is too deep (more than "
                     f"{MAX_PDF_PAGE_TREE_DEPTH} levels)"
                 )
             if "page" in message.lower():
                 return FileRejected(
-                    f"{where}: the PDF's page tree lists more than {MAX_PAGES * 2:,} pages; "
+                    f"{lead}the PDF's page tree lists more than {MAX_PAGES * 2:,} pages; "
                     f"the limit is {MAX_PAGES:,} pages ({message})"
                 )
-            return FileRejected(f"{where}: the PDF exceeds a reading limit ({message})")
+            return FileRejected(f"{lead}the PDF exceeds a reading limit ({message})")
         cause = cause.__cause__ or cause.__context__
     return FileRejected(f"{where} cannot be read (corrupt or truncated): {exc}")
 
@@ -249,7 +254,7 @@ def _read_pdf_within_limits(content: bytes, budget: WorkBudget) -> Document:
         encrypted = reader.is_encrypted
         page_count = 0 if encrypted else len(reader.pages)
     except Exception as exc:
-        raise _pdf_failure(exc, "the PDF") from exc
+        raise _pdf_failure(exc, _WHOLE_PDF) from exc
     if encrypted:
         raise FileRejected("the PDF is encrypted; send a copy without a password or encryption")
     if page_count == 0:
