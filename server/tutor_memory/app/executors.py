@@ -12,6 +12,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
+from tutor_memory.domain.budget import WorkBudget
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -58,6 +60,23 @@ class Executors:
     ) -> T:
         call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
         return await asyncio.get_running_loop().run_in_executor(pool, call)
+
+    async def run_within(
+        self,
+        pool: ThreadPoolExecutor,
+        budget: WorkBudget,
+        fn: Callable[P, T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """`run`, for work that checks `budget`: when the awaiting call is cancelled (its caller
+        went away or its deadline passed), the budget is cancelled too, so the thread stops at
+        its next check instead of finishing work nobody will read."""
+        try:
+            return await self.run(pool, fn, *args, **kwargs)
+        except asyncio.CancelledError:
+            budget.cancel()
+            raise
 
     def shutdown(self) -> None:
         """Waits for the work already handed out, then stops every pool (writes last)."""
