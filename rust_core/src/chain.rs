@@ -17,8 +17,13 @@ use sha2::{Digest, Sha256};
 use crate::errors::ChainError;
 
 /// Prefixed to every encoding so that an episode hash can never collide with a hash of some
-/// other structure, and so that a future `v2` encoding is distinguishable.
+/// other structure, and so that the `v2` encoding is distinguishable.
 pub const EPISODE_DOMAIN_TAG: &str = "tutor-memory/episode/v1";
+
+/// The tag of a sealed episode's encoding: the words a person wrote (`summary`, `text`,
+/// `concepts`, `check_topic`) are not hashed themselves; the sealed bytes that hold them
+/// encrypted are, in their place. Destroying the key that opens them leaves the hash intact.
+pub const SEALED_EPISODE_DOMAIN_TAG: &str = "tutor-memory/episode/v2";
 
 /// Length of `prev_hash` and of the returned digest (SHA-256).
 pub const HASH_LEN: usize = 32;
@@ -60,10 +65,17 @@ pub struct EpisodeRecord<'a> {
     pub quiz_correct: u32,
     pub quiz_total: u32,
     pub client_key: &'a str,
+    /// The ciphertext of the written words, for a sealed episode (encoding `v2`): then
+    /// `summary`, `text`, `concepts` and `check_topic` are not read at all. `None`: `v1`.
+    pub sealed: Option<&'a [u8]>,
 }
 
 impl EpisodeRecord<'_> {
     /// The canonical byte encoding that [`Self::hash`] digests.
+    ///
+    /// `v1` (`sealed` is `None`) hashes every field in the order of the struct. `v2` hashes the
+    /// same fields in the same order, except that `summary`, `text` and `concepts` are replaced
+    /// by the `sealed` bytes (length-prefixed) and `check_topic` is left out.
     ///
     /// # Errors
     /// [`ChainError::NotANumber`] for a NaN float; [`ChainError::TooLong`] /
@@ -75,18 +87,26 @@ impl EpisodeRecord<'_> {
             .map(|m| canonical_f64("check.predicted_mastery", m))
             .transpose()?;
         let mut enc = Encoder(Vec::with_capacity(self.size_hint()));
-        enc.str("domain tag", EPISODE_DOMAIN_TAG)?;
+        let tag = match self.sealed {
+            None => EPISODE_DOMAIN_TAG,
+            Some(_) => SEALED_EPISODE_DOMAIN_TAG,
+        };
+        enc.str("domain tag", tag)?;
         enc.bytes("prev_hash", prev_hash)?;
         enc.str("chain.tenant", self.tenant)?;
         enc.str("chain.student", self.student)?;
         enc.str("chain.subject", self.subject)?;
         enc.raw(&self.seq.to_be_bytes());
         enc.str("kind", self.kind)?;
-        enc.str("summary", self.summary)?;
-        enc.str("text", self.text)?;
-        enc.count("concepts", self.concepts.len())?;
-        for concept in self.concepts {
-            enc.str("concepts", concept)?;
+        if let Some(sealed) = self.sealed {
+            enc.bytes("sealed", sealed)?;
+        } else {
+            enc.str("summary", self.summary)?;
+            enc.str("text", self.text)?;
+            enc.count("concepts", self.concepts.len())?;
+            for concept in self.concepts {
+                enc.str("concepts", concept)?;
+            }
         }
         enc.raw(&salience.to_bits().to_be_bytes());
         enc.raw(&self.occurred_at_us.to_be_bytes());
@@ -98,7 +118,9 @@ impl EpisodeRecord<'_> {
             enc.str("evidence.file_fingerprint", item.fingerprint)?;
         }
         enc.str("check.outcome", self.check_outcome)?;
-        enc.str("check.topic", self.check_topic)?;
+        if self.sealed.is_none() {
+            enc.str("check.topic", self.check_topic)?;
+        }
         match mastery {
             None => enc.raw(&[0x00]),
             Some(mastery) => {
@@ -124,29 +146,36 @@ impl EpisodeRecord<'_> {
     fn size_hint(&self) -> usize {
         const PREFIX: usize = 4;
         let strs = [
-            EPISODE_DOMAIN_TAG,
             self.tenant,
             self.student,
             self.subject,
             self.kind,
-            self.summary,
-            self.text,
             self.check_outcome,
-            self.check_topic,
             self.client_key,
         ];
-        let concepts: usize = self.concepts.iter().map(|c| PREFIX + c.len()).sum();
+        let words = match self.sealed {
+            Some(sealed) => PREFIX + SEALED_EPISODE_DOMAIN_TAG.len() + PREFIX + sealed.len(),
+            None => {
+                let concepts: usize = self.concepts.iter().map(|c| PREFIX + c.len()).sum();
+                PREFIX + EPISODE_DOMAIN_TAG.len()
+                    + [self.summary, self.text, self.check_topic]
+                        .iter()
+                        .map(|s| PREFIX + s.len())
+                        .sum::<usize>()
+                    + PREFIX
+                    + concepts
+            }
+        };
         let evidence: usize = self
             .evidence
             .iter()
             .map(|e| PREFIX + e.file_id.len() + 4 + PREFIX + e.fingerprint.len())
             .sum();
         strs.iter().map(|s| PREFIX + s.len()).sum::<usize>()
+            + words
             + PREFIX
             + HASH_LEN
             + 8 // seq
-            + PREFIX
-            + concepts
             + 8 // salience
             + 16 // timestamps
             + PREFIX
@@ -301,6 +330,7 @@ mod tests {
             quiz_correct: 4,
             quiz_total: 5,
             client_key: "req-0001",
+            sealed: None,
         })
     }
 
@@ -328,6 +358,7 @@ mod tests {
             quiz_correct: 0,
             quiz_total: 0,
             client_key: "",
+            sealed: None,
         }
     }
 
@@ -472,6 +503,113 @@ mod tests {
         for changed in others {
             assert_ne!(changed, base);
         }
+    }
+
+    #[test]
+    fn size_hint_is_exact_when_sealed() {
+        let prev = sequential_hash();
+        let sealed = [7u8; 45];
+        with_record(|r| {
+            let r = EpisodeRecord {
+                sealed: Some(&sealed),
+                ..r
+            };
+            assert_eq!(r.encode(&prev).expect("encodes").len(), r.size_hint());
+        });
+    }
+
+    #[test]
+    fn layout_of_sealed_episode() {
+        let prev = [0xAB; HASH_LEN];
+        let record = EpisodeRecord {
+            seq: 1,
+            kind: "k",
+            summary: "not hashed",
+            text: "not hashed",
+            concepts: &["not hashed"],
+            check_topic: "not hashed",
+            salience: 1.0,
+            sealed: Some(&[0xC0, 0xFF, 0xEE]),
+            ..empty_record()
+        };
+        let mut expected = Vec::new();
+        expected.extend_from_slice(&23u32.to_be_bytes());
+        expected.extend_from_slice(b"tutor-memory/episode/v2");
+        expected.extend_from_slice(&32u32.to_be_bytes());
+        expected.extend_from_slice(&prev);
+        expected.extend_from_slice(&[0; 12]); // three empty strings
+        expected.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 1]); // seq
+        expected.extend_from_slice(&[0, 0, 0, 1, b'k']); // kind
+        expected.extend_from_slice(&[0, 0, 0, 3, 0xC0, 0xFF, 0xEE]); // sealed
+        expected.extend_from_slice(&[0x3F, 0xF0, 0, 0, 0, 0, 0, 0]); // 1.0
+        expected.extend_from_slice(&[0; 16]); // timestamps
+        expected.extend_from_slice(&[0; 4]); // no evidence
+        expected.extend_from_slice(&[0; 4]); // empty outcome (no topic)
+        expected.push(0x00); // no predicted mastery
+        expected.extend_from_slice(&[0; 8]); // quiz
+        expected.extend_from_slice(&[0; 4]); // empty client key
+        assert_eq!(record.encode(&prev).expect("encodes"), expected);
+    }
+
+    #[test]
+    fn a_sealed_hash_covers_the_ciphertext_not_the_words() {
+        let prev = sequential_hash();
+        let sealed = [1u8, 2, 3];
+        let other = [1u8, 2, 4];
+        let hash = |f: fn(EpisodeRecord<'_>) -> EpisodeRecord<'_>, s: &[u8]| {
+            with_record(|r| {
+                f(EpisodeRecord {
+                    sealed: Some(s),
+                    ..r
+                })
+                .hash(&prev)
+            })
+            .expect("encodes")
+        };
+        let base = hash(|r| r, &sealed);
+        // The words are what the ciphertext holds: erasing them (empty placeholders) keeps it.
+        let erased = hash(
+            |r| EpisodeRecord {
+                summary: "",
+                text: "",
+                concepts: &[],
+                check_topic: "",
+                ..r
+            },
+            &sealed,
+        );
+        assert_eq!(erased, base);
+        assert_ne!(hash(|r| r, &other), base);
+        assert_ne!(hash(|r| EpisodeRecord { seq: 8, ..r }, &sealed), base);
+        assert_ne!(
+            hash(|r| EpisodeRecord { client_key: "x", ..r }, &sealed),
+            base
+        );
+        // An empty ciphertext is still v2, never the plaintext encoding.
+        let plain = with_record(|r| r.hash(&prev)).expect("encodes");
+        assert_ne!(base, plain);
+        let empty = with_record(|r| {
+            EpisodeRecord {
+                summary: "",
+                text: "",
+                concepts: &[],
+                check_topic: "",
+                sealed: Some(&[]),
+                ..r
+            }
+            .hash(&prev)
+        });
+        let unsealed_empty = with_record(|r| {
+            EpisodeRecord {
+                summary: "",
+                text: "",
+                concepts: &[],
+                check_topic: "",
+                ..r
+            }
+            .hash(&prev)
+        });
+        assert_ne!(empty.expect("encodes"), unsealed_empty.expect("encodes"));
     }
 
     #[test]

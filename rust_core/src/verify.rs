@@ -152,6 +152,7 @@ mod tests {
             quiz_correct: 0,
             quiz_total: 0,
             client_key: "",
+            sealed: None,
         }
     }
 

@@ -62,6 +62,8 @@ fn hash_case(ep: &Value) -> [u8; HASH_LEN] {
         .collect();
     let check = &ep["check"];
     let quiz = &ep["quiz"];
+    // A sealed case carries its ciphertext as `sealed_hex` (JSON has no bytes).
+    let sealed = ep.get("sealed_hex").and_then(Value::as_str).map(unhex);
     let record = EpisodeRecord {
         tenant: text(&ep["chain"], "tenant"),
         student: text(&ep["chain"], "student"),
@@ -101,6 +103,7 @@ fn hash_case(ep: &Value) -> [u8; HASH_LEN] {
             int(quiz, "total")
         },
         client_key: text(ep, "client_key"),
+        sealed: sealed.as_deref(),
     };
     record.hash(&prev).expect("encodes")
 }

@@ -58,6 +58,9 @@ struct EpisodeAttrs<'py> {
     check: Option<CheckAttrs<'py>>,
     quiz: Option<QuizAttrs>,
     client_key: Bound<'py, PyString>,
+    // Optional, so that an object without it is a plaintext (`v1`) episode, as before sealing.
+    #[pyo3(default)]
+    sealed: Option<Bound<'py, PyBytes>>,
 }
 
 /// The link fields stored beside the content, read after it.
@@ -86,6 +89,7 @@ struct Content {
     check: Option<(PyBackedStr, PyBackedStr, Option<f64>)>,
     quiz: (u32, u32),
     client_key: PyBackedStr,
+    sealed: Option<PyBackedBytes>,
 }
 
 impl Content {
@@ -142,6 +146,7 @@ impl Content {
             None => (0, 0),
         };
         let client_key = utf8("client_key", a.client_key)?;
+        let sealed = a.sealed.map(PyBackedBytes::from);
         Ok(Self {
             tenant,
             student,
@@ -158,6 +163,7 @@ impl Content {
             check,
             quiz,
             client_key,
+            sealed,
         })
     }
 
@@ -205,6 +211,7 @@ impl Content {
             quiz_correct: self.quiz.0,
             quiz_total: self.quiz.1,
             client_key: &self.client_key,
+            sealed: self.sealed.as_deref(),
         }
     }
 

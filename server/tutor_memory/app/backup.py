@@ -275,7 +275,7 @@ def _verify(staging: Path, manifest: dict[str, Any], data_dir: Path) -> RestoreR
     try:
         chains = store.chains()
         for chain in chains:
-            result = verify_chain(store.iter_chain(chain))
+            result = verify_chain(store.iter_links(chain))
             name = f"{chain.tenant}/{chain.student}/{chain.subject}"
             if result.first_break is not None:
                 b = result.first_break

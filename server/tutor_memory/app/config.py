@@ -46,6 +46,9 @@ class ServerConfig:
     # HOST:PORT of the Prometheus metrics endpoint (/metrics); None: not served.
     metrics_listen: str | None = None
     readiness_probe_seconds: float = DEFAULT_READINESS_PROBE_SECONDS
+    # The file holding the master key that wraps the students' data keys; None: the
+    # environment, else master.key in the data directory (store.masterkey).
+    master_key_file: Path | None = None
 
     @property
     def database_path(self) -> Path:

@@ -192,7 +192,7 @@ class Episodes:
         stop_at = checkpoint.length if checkpoint is not None else None
 
         def walk() -> Verification:
-            return verify_chain(self._store.iter_chain(chain), stop_at=stop_at)
+            return verify_chain(self._store.iter_links(chain), stop_at=stop_at)
 
         verification = await self._executors.run(self._executors.readers, walk)
         status = None

@@ -103,6 +103,9 @@ class Ledger:
         episodes = 0
         for chain in self._store.chains():
             stored = list(self._store.iter_chain(chain))
+            if not stored:
+                # An erased student's chain: nothing of it is recalled.
+                continue
             facts = self._facts_of(chain, stored)
             self._tables.add(
                 chain, (recall_row(ep, f) for ep, f in zip(stored, facts, strict=True))

@@ -43,6 +43,7 @@ from tutor_memory.models.embedder import Embedder, UseOnnxEmbedder
 from tutor_memory.models.fetch import MODEL_FILE_NAME, default_model_dir
 from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.keyfile import load_or_create_server_key
+from tutor_memory.store.masterkey import MasterKeyError, load_master_key
 from tutor_memory.store.protocols import Store
 from tutor_memory.store.sqlite.store import SqliteStore
 
@@ -94,9 +95,17 @@ class Services:
         self.store.close()
 
 
-def open_store(config: ServerConfig) -> Store:
-    """The store a configuration names: the embedded SQLite file in the data directory."""
-    return SqliteStore(config.database_path)
+def open_store(config: ServerConfig, *, sealing: bool = True) -> Store:
+    """The store a configuration names: the embedded SQLite file in the data directory, with the
+    master key that opens its data keys (`sealing=False`: none, for verification only). Raises
+    ConfigError when the master key cannot be read."""
+    master = None
+    if sealing:
+        try:
+            master = load_master_key(config.data_dir, config.master_key_file)
+        except MasterKeyError as exc:
+            raise ConfigError(str(exc)) from exc
+    return SqliteStore(config.database_path, master)
 
 
 def build_services(

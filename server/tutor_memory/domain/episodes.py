@@ -164,6 +164,10 @@ class StoredEpisode:
     client_key: str
     prev_hash: bytes
     hash: bytes
+    # The words (summary, text, concepts, check topic) as the ledger holds them sealed
+    # (domain.sealing), which is what the hash covers; None for an episode written in plaintext
+    # before sealing. Once the student is erased the words read as empty and this still hashes.
+    sealed: bytes | None = None
 
 
 def salience_of(kind: Kind, check: Check | None) -> float:

@@ -108,6 +108,9 @@ class _Episode(Protocol):
     def quiz(self) -> _Quiz | None: ...
     @property
     def client_key(self) -> str: ...
+    # Optional: an object without it (or with None) is a plaintext episode (encoding v1).
+    @property
+    def sealed(self) -> bytes | None: ...
 
 class _StoredEpisode(_Episode, Protocol):
     @property
@@ -144,6 +147,16 @@ def episode_hash(prev_hash: bytes, episode: _Episode) -> bytes:
         and the bits of its canonical ``f64``
     18. ``quiz.correct``, 19. ``quiz.total``, each ``u32`` (both 0 when ``quiz`` is ``None``)
     20. ``client_key``, a str
+
+    A *sealed* episode (``sealed`` is ``bytes``: the ciphertext of what a person wrote, see
+    ``tutor_memory.domain.sealing``) is hashed with the domain tag ``"tutor-memory/episode/v2"``
+    and the same fields in the same order, except that fields 8-10 (``summary``, ``text``,
+    ``concepts``) are replaced by ``sealed`` (length-prefixed like a str) and field 16
+    (``check.topic``) is left out. Its words are then covered by the ciphertext, which
+    authenticates them, and the hash still holds once the key that opens the ciphertext is
+    destroyed (erasure) and the words read as empty. The words are still read and checked for
+    lone surrogates, as for v1. ``sealed`` may be absent from the object: then, or when it is
+    ``None``, the episode is plaintext and hashed as v1.
 
     Length prefixes make the encoding injective: moving text from ``summary`` to ``text``, or
     splitting one concept in two, changes the digest.

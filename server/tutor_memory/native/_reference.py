@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EPISODE_DOMAIN_TAG",
+    "SEALED_EPISODE_DOMAIN_TAG",
     "GENESIS_HASH",
     "HASH_LEN",
     "CandidateTrace",
@@ -52,6 +53,7 @@ __all__ = [
 ]
 
 EPISODE_DOMAIN_TAG: Final = "tutor-memory/episode/v1"
+SEALED_EPISODE_DOMAIN_TAG: Final = "tutor-memory/episode/v2"
 HASH_LEN: Final = 32
 GENESIS_HASH: Final = bytes(HASH_LEN)
 
@@ -83,6 +85,18 @@ def _field(obj: object, name: str, read: Callable[[Any], _T]) -> _T:
     value = getattr(obj, name)
     try:
         return read(value)
+    except Exception as exc:
+        raise _FieldFailed(name, exc) from exc
+
+
+def _field_or_none(obj: object, name: str, read: Callable[[Any], _T]) -> _T | None:
+    """An attribute that may be absent (pyo3's ``#[pyo3(default)]``): absent reads as None."""
+    try:
+        value = getattr(obj, name)
+    except AttributeError:
+        return None
+    try:
+        return None if value is None else read(value)
     except Exception as exc:
         raise _FieldFailed(name, exc) from exc
 
@@ -227,6 +241,7 @@ class _EpisodeAttrs:
     check: _CheckAttrs | None
     quiz: tuple[int, int] | None
     client_key: str
+    sealed: bytes | None
 
 
 def _read_chain_key(value: object) -> tuple[str, str, str]:
@@ -276,6 +291,7 @@ def _read_episode(ep: object) -> _EpisodeAttrs:
         _field(ep, "check", _optional(_read_check)),
         _field(ep, "quiz", _optional(_read_quiz)),
         _field(ep, "client_key", _str),
+        _field_or_none(ep, "sealed", _bytes),
     )
 
 
@@ -329,16 +345,23 @@ def _content(a: _EpisodeAttrs) -> list[bytes]:
         total = _in_range("quiz.total", a.quiz[1], 0, _U32_MAX)
     client_key = _utf8("client_key", a.client_key)
 
+    # A sealed episode (v2) hashes its ciphertext where v1 hashes the words, and no topic.
+    if a.sealed is None:
+        words = [
+            _length_prefixed("summary", summary),
+            _length_prefixed("text", text),
+            _count("concepts", len(concepts)),
+            *(_length_prefixed("concepts", c) for c in concepts),
+        ]
+    else:
+        words = [_length_prefixed("sealed", a.sealed)]
     parts = [
         _length_prefixed("chain.tenant", tenant),
         _length_prefixed("chain.student", student),
         _length_prefixed("chain.subject", subject),
         struct.pack(">Q", seq),
         _length_prefixed("kind", kind),
-        _length_prefixed("summary", summary),
-        _length_prefixed("text", text),
-        _count("concepts", len(concepts)),
-        *(_length_prefixed("concepts", c) for c in concepts),
+        *words,
         struct.pack(">d", salience),
         struct.pack(">q", occurred),
         struct.pack(">q", recorded),
@@ -352,7 +375,7 @@ def _content(a: _EpisodeAttrs) -> list[bytes]:
         ]
     parts += [
         _length_prefixed("check.outcome", outcome),
-        _length_prefixed("check.topic", topic),
+        *([_length_prefixed("check.topic", topic)] if a.sealed is None else []),
         b"\x00" if mastery is None else b"\x01" + struct.pack(">d", mastery),
         struct.pack(">I", correct),
         struct.pack(">I", total),
@@ -361,9 +384,10 @@ def _content(a: _EpisodeAttrs) -> list[bytes]:
     return parts
 
 
-def _digest(prev_hash: bytes, content: list[bytes]) -> bytes:
+def _digest(prev_hash: bytes, content: list[bytes], *, sealed: bool) -> bytes:
+    tag = SEALED_EPISODE_DOMAIN_TAG if sealed else EPISODE_DOMAIN_TAG
     head = [
-        _length_prefixed("domain tag", EPISODE_DOMAIN_TAG.encode("utf-8")),
+        _length_prefixed("domain tag", tag.encode("utf-8")),
         _length_prefixed("prev_hash", prev_hash),
     ]
     return hashlib.sha256(b"".join(head + content)).digest()
@@ -378,7 +402,7 @@ def episode_hash(prev_hash: bytes, episode: _Episode) -> bytes:
     attrs = _argument("episode", lambda: _read_episode(episode))
     if len(prev) != HASH_LEN:
         raise NativeInputError(f"prev_hash must be {HASH_LEN} bytes, got {len(prev)}")
-    return _digest(prev, _content(attrs))
+    return _digest(prev, _content(attrs), sealed=attrs.sealed is not None)
 
 
 # --- verify_chain ------------------------------------------------------------------------------
@@ -437,6 +461,7 @@ class _Stored:
     episode_id: int
     seq: int
     content: list[bytes]
+    sealed: bool
     prev_hash: bytes
     hash: bytes
 
@@ -454,7 +479,8 @@ def _read_stored(item: object) -> _Stored:
     )
     content = _content(attrs)
     episode_id = _in_range("episode_id", episode_id, _I64_MIN, _I64_MAX)
-    return _Stored(episode_id, attrs.seq, content, prev_hash, stored_hash)
+    sealed = attrs.sealed is not None
+    return _Stored(episode_id, attrs.seq, content, sealed, prev_hash, stored_hash)
 
 
 def verify_chain(episodes: Iterable[_StoredEpisode], walk: ChainWalk) -> ChainWalk:
@@ -480,7 +506,7 @@ def verify_chain(episodes: Iterable[_StoredEpisode], walk: ChainWalk) -> ChainWa
             elif ep.prev_hash != last_stored:
                 found = "prev_hash"
         # Recomputed from the content and the recomputed hash before it, never a stored one.
-        head = _digest(head, ep.content)
+        head = _digest(head, ep.content, sealed=ep.sealed)
         if first_break is None and found is None and ep.hash != head:
             found = "content"
         if found is not None:

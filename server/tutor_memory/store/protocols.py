@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.domain.erasure import Erasure, ErasureOutcome
 from tutor_memory.domain.recall.facts import RecallFacts
 from tutor_memory.domain.records import (
     BeliefRow,
@@ -153,7 +154,14 @@ class EpisodeReads(Protocol):
         ...
 
     def iter_chain(self, chain: ChainKey) -> Iterator[StoredEpisode]:
-        """Every episode of the chain in seq order, read from one consistent snapshot."""
+        """Every episode of the chain in seq order, read from one consistent snapshot, with its
+        words opened. Nothing for an erased student's chain."""
+        ...
+
+    def iter_links(self, chain: ChainKey) -> Iterator[StoredEpisode]:
+        """Every episode of the chain in seq order as its hash covers it: sealed words stay
+        sealed (the words read as empty) and no key is needed. Erased chains included: this is
+        what verification reads."""
         ...
 
     def chains(self) -> list[ChainKey]:
@@ -183,6 +191,26 @@ class EpisodeReads(Protocol):
 
     def latest_annotations(self, chain: ChainKey, kind: str) -> dict[int, str]:
         """episode id -> body of its newest annotation of `kind`, for the whole chain."""
+        ...
+
+
+class ErasureReads(Protocol):
+    def erasure_of(self, tenant: str, student: str) -> Erasure | None:
+        """The record of the student's erasure; None when they were never erased. Cheap (held
+        in memory): every use case may ask."""
+        ...
+
+
+class Erasing(Protocol):
+    def erase_student(
+        self, tenant: str, student: str, *, by: str, at_us: int, allow_plaintext_history: bool
+    ) -> ErasureOutcome:
+        """In one transaction: records the erasure, destroys the student's data key and deletes
+        the derived rows of every chain of theirs (recall facts, vectors, passages and file
+        versions, annotations, beliefs, the self-model). A student erased before: the earlier
+        record, nothing done. NotFound when no episode of the student is stored;
+        FailedPrecondition when some were written in plaintext before sealing and
+        `allow_plaintext_history` is false (nothing is done then)."""
         ...
 
 
@@ -262,6 +290,8 @@ class Store(
     BeliefReads,
     NightlyReads,
     Operations,
+    ErasureReads,
+    Erasing,
     Protocol,
 ):
     """Everything an engine implements: the reads of every concern, and transactions."""

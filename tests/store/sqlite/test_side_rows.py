@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers.keys import TEST_MASTER_KEY
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.recall.facts import RecallFacts
@@ -73,7 +74,7 @@ def belief(claim: str, confidence: float) -> NewBelief:
 
 @pytest.fixture
 def store(tmp_path: Path) -> SqliteStore:
-    return SqliteStore(tmp_path / "db.sqlite3")
+    return SqliteStore(tmp_path / "db.sqlite3", TEST_MASTER_KEY)
 
 
 def test_a_newer_version_keeps_the_old_one_and_only_its_passages_are_current(

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.helpers.keys import TEST_MASTER_KEY
 from tutor_memory.domain.chain import verify_chain
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode, validate_new_episode
 from tutor_memory.domain.errors import NotFound
@@ -44,7 +45,7 @@ def _prepared(chain: ChainKey, summary: str, key: str = "") -> PreparedEpisode:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[SqliteStore]:
-    s = SqliteStore(tmp_path / "db.sqlite3")
+    s = SqliteStore(tmp_path / "db.sqlite3", TEST_MASTER_KEY)
     yield s
     s.close()
 

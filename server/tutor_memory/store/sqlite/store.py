@@ -2,6 +2,11 @@
 
 Durability: WAL journal with synchronous=FULL, so a committed transaction survives a power cut or
 a kill -9, and the service acknowledges a write only after its transaction committed.
+
+Sealing (domain/sealing.py): an episode's words are sealed with its student's data key before the
+row is hashed and inserted, and opened when a row is read for its content; `iter_links` reads rows
+as the hash sees them and opens nothing (verification needs no key). An erased student's chains
+are absent to every content read and refuse writes.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.chain import GENESIS_HASH, recompute
+from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import (
     ChainKey,
     Check,
@@ -28,8 +35,10 @@ from tutor_memory.domain.episodes import (
     Quiz,
     StoredEpisode,
 )
-from tutor_memory.domain.errors import NotFound
+from tutor_memory.domain.erasure import Erasure, ErasureOutcome
+from tutor_memory.domain.errors import FailedPrecondition, NotFound
 from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, stems_from_text
+from tutor_memory.domain.sealing import DataKey, MasterKey, Words, episode_ad
 from tutor_memory.domain.records import (
     BeliefRow,
     ChainVectors,
@@ -41,6 +50,7 @@ from tutor_memory.domain.records import (
     NightlyState,
     StoredPassage,
 )
+from tutor_memory.store.keyring import KeyRing
 from tutor_memory.store.protocols import Annotation, AppendOutcome, AppendStatus, PreparedEpisode
 from tutor_memory.store.sqlite import side_rows as side
 from tutor_memory.store.sqlite.migrate import migrate
@@ -52,9 +62,18 @@ BUSY_TIMEOUT_MS = 10_000
 _EPISODE_COLUMNS = (
     "e.episode_id, c.tenant, c.student, c.subject, e.seq, e.kind, e.summary, e.text, e.concepts, "
     "e.salience, e.occurred_at, e.recorded_at, e.evidence, e.check_outcome, e.check_topic, "
-    "e.predicted_mastery, e.quiz_correct, e.quiz_total, e.client_key, e.prev_hash, e.hash"
+    "e.predicted_mastery, e.quiz_correct, e.quiz_total, e.client_key, e.prev_hash, e.hash, "
+    "e.sealed"
 )
 _EPISODE_FROM = "episodes e JOIN chains c ON c.chain_id = e.chain_id"
+
+
+def _erased_message(erased: Erasure) -> str:
+    when = datetime.fromtimestamp(erased.erased_at_us / 1e6, UTC).isoformat(timespec="seconds")
+    return (
+        f"student_id {erased.student!r} was erased at {when}; nothing more is stored for an "
+        "erased student (use a new student id)"
+    )
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -100,43 +119,87 @@ def _cited(evidence_json: str) -> tuple[tuple[str, str], ...]:
     return tuple(dict.fromkeys((f, h) for f, _page, h in json.loads(evidence_json)))
 
 
-def _row_to_episode(row: Sequence[Any]) -> StoredEpisode:
+def _row_to_episode(row: Sequence[Any], words: Words | None = None) -> StoredEpisode:
+    """The row as stored (a sealed row's words empty), or with `words` opened from it."""
     (
         episode_id, tenant, student, subject, seq, kind, summary, text, concepts, salience,
         occurred_at, recorded_at, evidence, check_outcome, check_topic, predicted_mastery,
-        quiz_correct, quiz_total, client_key, prev_hash, hash_,
+        quiz_correct, quiz_total, client_key, prev_hash, hash_, sealed,
     ) = row  # fmt: skip
     kind_ = Kind(kind)
+    if words is None:
+        words = Words(summary, text, tuple(json.loads(concepts)), check_topic)
     return StoredEpisode(
         episode_id=episode_id,
         chain=ChainKey(tenant, student, subject),
         seq=seq,
         kind=kind_,
-        summary=summary,
-        text=text,
-        concepts=tuple(json.loads(concepts)),
+        summary=words.summary,
+        text=words.text,
+        concepts=words.concepts,
         salience=salience,
         occurred_at_us=occurred_at,
         recorded_at_us=recorded_at,
         evidence=tuple(Evidence(f, p, h) for f, p, h in json.loads(evidence)),
-        check=Check(Outcome(check_outcome), check_topic, predicted_mastery)
+        check=Check(Outcome(check_outcome), words.topic, predicted_mastery)
         if check_outcome
         else None,
         quiz=Quiz(quiz_correct, quiz_total) if kind_ is Kind.QUIZ else None,
         client_key=client_key,
         prev_hash=prev_hash,
         hash=hash_,
+        sealed=sealed,
     )
+
+
+def _erasure(row: Sequence[Any]) -> Erasure:
+    return Erasure(
+        tenant=row[0],
+        student=row[1],
+        erased_at_us=row[2],
+        erased_by=row[3],
+        chains=row[4],
+        episodes=row[5],
+        plaintext_episodes=row[6],
+    )
+
+
+_ERASURE_COLUMNS = (
+    "tenant, student, erased_at, erased_by, chains, episodes, plaintext_episodes"
+)
+
+# Derived rows that hold an erased student's words (or are made from them), deleted by an
+# erasure, chain by chain: (table, the condition naming the chain's rows). Order matters for the
+# foreign keys: passages before their file versions.
+_DERIVED_ROWS: tuple[tuple[str, str], ...] = (
+    ("recall_facts", "chain_id = ?"),
+    ("episode_vectors", "chain_id = ?"),
+    ("passages", "chain_id = ?"),
+    ("file_versions", "chain_id = ?"),
+    ("annotations", "episode_id IN (SELECT episode_id FROM episodes WHERE chain_id = ?)"),
+    ("beliefs", "chain_id = ?"),
+    ("self_models", "chain_id = ?"),
+)
 
 
 class SqliteStore:
     """One database file per server. Safe for one writer thread and many reader threads."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, master_key: MasterKey | None = None) -> None:
+        """`master_key` opens the students' data keys; without it the store can verify chains
+        (`iter_links`) but neither write episodes nor read their words."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._writer = _connect(path)
+        # What a delete frees is overwritten with zeros, not left in the file's free pages: an
+        # erasure's deletes must not leave the words they removed readable on disk.
+        self._writer.execute("PRAGMA secure_delete = ON")
         migrate(self._writer)
+        self._keys = KeyRing(master_key)
+        self._erased: dict[tuple[str, str], Erasure] = {
+            (r[0], r[1]): _erasure(r)
+            for r in self._writer.execute(f"SELECT {_ERASURE_COLUMNS} FROM erasures")
+        }
         self._write_lock = threading.Lock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
@@ -164,6 +227,13 @@ class SqliteStore:
             self._writer.close()
 
     def _chain_id(self, conn: sqlite3.Connection, chain: ChainKey, *, create: bool) -> int | None:
+        """The chain's id; None when it has none or its student was erased (then every content
+        read finds nothing, and a write is refused)."""
+        erased = self._erased.get((chain.tenant, chain.student))
+        if erased is not None:
+            if create:
+                raise FailedPrecondition(_erased_message(erased))
+            return None
         cached = self._chain_ids.get(chain)
         if cached is not None:
             return cached
@@ -200,7 +270,9 @@ class SqliteStore:
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
+                self._keys.rollback()
                 raise
+            self._keys.commit()
             self._chain_ids.update(writer.new_chains)
 
     def append(
@@ -269,6 +341,9 @@ class SqliteStore:
         recorded_at_us: int,
     ) -> StoredEpisode:
         ep = item.episode
+        key = self._data_key(conn, ep.chain.tenant, ep.chain.student, create=True)
+        words = Words(ep.summary, ep.text, ep.concepts, ep.check.topic if ep.check else "")
+        sealed = key.seal(episode_ad(ep.chain, seq, ep.kind.value), words)
         # The row as it will be stored; its id comes from the insert and is not hashed.
         unsaved = StoredEpisode(
             episode_id=0,
@@ -287,21 +362,23 @@ class SqliteStore:
             client_key=ep.client_key,
             prev_hash=prev_hash,
             hash=b"",
+            sealed=sealed,
         )
         digest = recompute(unsaved, prev_hash)
         check, quiz = ep.check, ep.quiz
         cur = conn.execute(
             "INSERT INTO episodes (chain_id, seq, kind, summary, text, concepts, salience, "
             "occurred_at, recorded_at, evidence, check_outcome, check_topic, predicted_mastery, "
-            "quiz_correct, quiz_total, client_key, prev_hash, hash) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "quiz_correct, quiz_total, client_key, prev_hash, hash, sealed) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 chain_id,
                 seq,
                 ep.kind.value,
-                ep.summary,
-                ep.text,
-                json.dumps(list(ep.concepts), ensure_ascii=False),
+                # The words are in `sealed` only.
+                "",
+                "",
+                "[]",
                 unsaved.salience,
                 ep.occurred_at_us,
                 recorded_at_us,
@@ -310,13 +387,14 @@ class SqliteStore:
                     ensure_ascii=False,
                 ),
                 check.outcome.value if check else "",
-                check.topic if check else "",
+                "",
                 check.predicted_mastery if check else None,
                 quiz.correct if quiz else 0,
                 quiz.total if quiz else 0,
                 ep.client_key,
                 prev_hash,
                 digest,
+                sealed,
             ),
         )
         episode_id = cur.lastrowid
@@ -333,7 +411,170 @@ class SqliteStore:
             "WHERE e.chain_id = ? AND e.client_key = ? AND e.client_key <> ''",
             (chain_id, client_key),
         ).fetchone()
-        return None if row is None else _row_to_episode(row)
+        return None if row is None else self._episode(conn, row)
+
+    # -- sealed words --------------------------------------------------------------------------
+
+    def _data_key(
+        self, conn: sqlite3.Connection, tenant: str, student: str, *, create: bool = False
+    ) -> DataKey:
+        """The student's data key: from memory, else unwrapped from its row; made and stored
+        (in the open write transaction) when `create` and the student has none yet."""
+        who = (tenant, student)
+        cached = self._keys.cached(who)
+        if cached is not None:
+            return cached
+        row = conn.execute(
+            "SELECT master_key_id, wrapped FROM student_keys WHERE tenant = ? AND student = ?",
+            who,
+        ).fetchone()
+        if row is not None:
+            return self._keys.open_wrapped(who, row[0], row[1])
+        if not create:
+            # Only an erasure removes a key, and an erased student's rows are never opened: a
+            # read that raced the erasure finds the student gone.
+            raise NotFound(f"student_id {student!r} has no readable episodes (erased)")
+        key, wrapped = self._keys.make(who)
+        conn.execute(
+            "INSERT INTO student_keys (tenant, student, master_key_id, wrapped, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (tenant, student, self._keys.master.key_id, wrapped, now_us()),
+        )
+        return key
+
+    def _episode(self, conn: sqlite3.Connection, row: Sequence[Any]) -> StoredEpisode:
+        """A row with its words: opened from `sealed`, or as stored for a plaintext row."""
+        sealed = row[-1]
+        if sealed is None:
+            return _row_to_episode(row)
+        chain = ChainKey(row[1], row[2], row[3])
+        key = self._data_key(conn, chain.tenant, chain.student)
+        return _row_to_episode(row, key.open(episode_ad(chain, row[4], row[5]), sealed))
+
+    # -- erasure -------------------------------------------------------------------------------
+
+    def erasure_of(self, tenant: str, student: str) -> Erasure | None:
+        return self._erased.get((tenant, student))
+
+    def erase_student(
+        self, tenant: str, student: str, *, by: str, at_us: int, allow_plaintext_history: bool
+    ) -> ErasureOutcome:
+        with self._write_lock:
+            conn = self._writer
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                outcome = self._erase_in_transaction(
+                    conn, tenant, student, by, at_us, allow_plaintext_history
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            who = (tenant, student)
+            self._erased[who] = outcome.erasure
+            self._keys.forget(who)
+            for chain in [c for c in self._chain_ids if (c.tenant, c.student) == who]:
+                del self._chain_ids[chain]
+            if not outcome.already_erased:
+                # The deletes' old page images sit in the WAL until a checkpoint copies the
+                # zeroed pages over them; TRUNCATE then empties the WAL file. A reader holding an
+                # old snapshot can keep it from completing: the next checkpoint finishes it.
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        return outcome
+
+    def _erase_in_transaction(
+        self,
+        conn: sqlite3.Connection,
+        tenant: str,
+        student: str,
+        by: str,
+        at_us: int,
+        allow_plaintext_history: bool,
+    ) -> ErasureOutcome:
+        done = conn.execute(
+            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE tenant = ? AND student = ?",
+            (tenant, student),
+        ).fetchone()
+        if done is not None:
+            return ErasureOutcome(_erasure(done), already_erased=True)
+        chain_ids = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT chain_id FROM chains WHERE tenant = ? AND student = ?", (tenant, student)
+            )
+        ]
+        episodes, plaintext = conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE sealed IS NULL) FROM episodes "
+            "WHERE chain_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(chain_ids),),
+        ).fetchone()
+        if not episodes:
+            raise NotFound(f"student_id {student!r}: no episode of this student is stored")
+        if plaintext and not allow_plaintext_history:
+            raise FailedPrecondition(
+                f"student_id {student!r}: {plaintext} of their {episodes} episodes were written "
+                "before episodes were sealed, and their words stay in the ledger (removing them "
+                "would break the hash chain); erasure can delete every derived copy and the "
+                "key of the sealed ones: ask again with allow_plaintext_history to do that"
+            )
+        erasure = Erasure(
+            tenant, student, at_us, by, len(chain_ids), int(episodes), int(plaintext)
+        )
+        # The record first: the guards on annotations and beliefs let an erased student's rows
+        # go, and only theirs.
+        conn.execute(
+            f"INSERT INTO erasures ({_ERASURE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (tenant, student, at_us, by, len(chain_ids), episodes, plaintext),
+        )
+        conn.execute(
+            "DELETE FROM student_keys WHERE tenant = ? AND student = ?", (tenant, student)
+        )
+        for chain_id in chain_ids:
+            for table, where in _DERIVED_ROWS:
+                conn.execute(f"DELETE FROM {table} WHERE {where}", (chain_id,))
+        return ErasureOutcome(erasure, already_erased=False)
+
+    def rewrap_data_keys(self, new_master: MasterKey) -> int:
+        """Re-wraps every data key under `new_master` in one transaction (the store was opened
+        with the current master key); keys already under it are left as they are, so a rotation
+        that was interrupted can be run again. Returns how many were re-wrapped."""
+        old = self._keys.master
+        done = 0
+        with self._write_lock:
+            conn = self._writer
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                rows = conn.execute(
+                    "SELECT tenant, student, master_key_id, wrapped FROM student_keys"
+                ).fetchall()
+                for tenant, student, key_id, wrapped in rows:
+                    if key_id == new_master.key_id:
+                        continue
+                    if key_id != old.key_id:
+                        raise FailedPrecondition(
+                            f"the data key of {tenant}/{student} is wrapped by master key "
+                            f"{key_id}, neither the current ({old.key_id}) nor the new one"
+                        )
+                    raw = old.unwrap(tenant, student, wrapped)
+                    conn.execute(
+                        "UPDATE student_keys SET master_key_id = ?, wrapped = ? "
+                        "WHERE tenant = ? AND student = ?",
+                        (new_master.key_id, new_master.wrap(tenant, student, raw), tenant, student),
+                    )
+                    done += 1
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        return done
+
+    def master_key_ids(self) -> dict[str, int]:
+        """How many data keys each master key wraps (by key id)."""
+        rows = self._reader().execute(
+            "SELECT master_key_id, count(*) FROM student_keys GROUP BY master_key_id"
+        )
+        return {str(k): int(n) for k, n in rows}
 
     def annotate(
         self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
@@ -399,7 +640,7 @@ class SqliteStore:
             "ORDER BY e.occurred_at, e.seq LIMIT ?",
             args,
         ).fetchall()
-        return [_row_to_episode(r) for r in rows]
+        return [self._episode(conn, r) for r in rows]
 
     def iter_chain(self, chain: ChainKey) -> Iterator[StoredEpisode]:
         # A dedicated connection holds one read transaction for the whole walk, so a chain being
@@ -416,7 +657,29 @@ class SqliteStore:
                 (chain_id,),
             )
             for row in cur:
-                yield _row_to_episode(row)
+                yield self._episode(conn, row)
+        finally:
+            conn.close()
+
+    def iter_links(self, chain: ChainKey) -> Iterator[StoredEpisode]:
+        # As iter_chain, but rows are read as the hash sees them (nothing is opened), and an
+        # erased student's chains are read too: their hashes still link.
+        conn = _connect(self.path)
+        try:
+            conn.execute("BEGIN")
+            row = conn.execute(
+                "SELECT chain_id FROM chains WHERE tenant = ? AND student = ? AND subject = ?",
+                (chain.tenant, chain.student, chain.subject),
+            ).fetchone()
+            if row is None:
+                return
+            cur = conn.execute(
+                f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? "
+                "ORDER BY e.seq",
+                (row[0],),
+            )
+            for found in cur:
+                yield _row_to_episode(found)
         finally:
             conn.close()
 
@@ -492,7 +755,7 @@ class SqliteStore:
             "WHERE e.episode_id IN (SELECT value FROM json_each(?)) AND +e.chain_id = ?",
             (json.dumps([int(i) for i in ids]), chain_id),
         ).fetchall()
-        return {r[0]: _row_to_episode(r) for r in rows}
+        return {r[0]: self._episode(conn, r) for r in rows}
 
     def memory_rows(self, chain: ChainKey, ids: Sequence[int]) -> dict[int, MemoryRow]:
         conn = self._reader()
@@ -500,13 +763,26 @@ class SqliteStore:
         if chain_id is None or not ids:
             return {}
         rows = conn.execute(
-            "SELECT episode_id, seq, kind, summary, occurred_at, evidence FROM episodes "
+            "SELECT episode_id, seq, kind, summary, occurred_at, evidence, sealed FROM episodes "
             "WHERE episode_id IN (SELECT value FROM json_each(?)) AND +chain_id = ?",
             (json.dumps([int(i) for i in ids]), chain_id),
         ).fetchall()
+        # Only the rows a block shows are opened (a dozen or so per turn).
+        key = (
+            self._data_key(conn, chain.tenant, chain.student)
+            if any(r[6] is not None for r in rows)
+            else None
+        )
         return {
             r[0]: MemoryRow(
-                r[0], r[1], Kind(r[2]), r[3], r[4], _cited(r[5]) if r[5] != "[]" else ()
+                r[0],
+                r[1],
+                Kind(r[2]),
+                r[3] if key is None or r[6] is None else key.open(
+                    episode_ad(chain, r[1], r[2]), r[6]
+                ).summary,
+                r[4],
+                _cited(r[5]) if r[5] != "[]" else (),
             )
             for r in rows
         }
@@ -592,7 +868,7 @@ class SqliteStore:
             "AND e.kind IN (SELECT value FROM json_each(?)) ORDER BY e.seq",
             (chain_id, json.dumps([k.value for k in kinds])),
         ).fetchall()
-        return [_row_to_episode(r) for r in rows]
+        return [self._episode(conn, r) for r in rows]
 
     def nightly_state(self, chain: ChainKey) -> NightlyState | None:
         chain_id = self._existing_chain_id(chain)
@@ -613,7 +889,7 @@ class SqliteStore:
             "AND e.seq > ? AND e.kind <> 'consolidation' ORDER BY e.seq",
             (chain_id, seq),
         ).fetchall()
-        return [_row_to_episode(r) for r in rows]
+        return [self._episode(conn, r) for r in rows]
 
     def nightly_candidates(self) -> list[tuple[ChainKey, int, int | None]]:
         conn = self._reader()
@@ -737,7 +1013,7 @@ class SqliteWriter:
             "AND e.kind = 'check' AND e.seq > ? ORDER BY e.seq",
             (self._chain(chain), seq),
         ).fetchall()
-        return [_row_to_episode(r) for r in rows]
+        return [self._store._episode(self._conn, r) for r in rows]
 
     def nightly_state(self, chain: ChainKey) -> NightlyState | None:
         """As the store's, but read inside this transaction."""

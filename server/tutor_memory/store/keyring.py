@@ -1,0 +1,76 @@
+"""Each student's data key as a store holds it in memory: unwrapped once with the master key, kept
+until the student is erased. Engine-independent: an engine reads and writes the wrapped keys in
+its own table and asks the ring to open, make and forget them.
+
+Threading: the writer thread makes keys (inside its transaction, `pending` until the commit) and
+reader threads open stored ones; a lock guards the maps, and unwrapping twice at once is harmless
+(both get the same key).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from tutor_memory.domain.errors import FailedPrecondition
+from tutor_memory.domain.sealing import DataKey, MasterKey, NoMasterKey
+
+Student = tuple[str, str]
+
+
+class KeyRing:
+    def __init__(self, master: MasterKey | None) -> None:
+        self._master = master
+        self._keys: dict[Student, DataKey] = {}
+        # Keys made inside the open write transaction: usable by it, kept only if it commits.
+        self._pending: dict[Student, DataKey] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def master(self) -> MasterKey:
+        if self._master is None:
+            raise NoMasterKey(
+                "this process was given no master key, so it cannot seal or open episodes' "
+                "words (verification needs none)"
+            )
+        return self._master
+
+    def cached(self, student: Student) -> DataKey | None:
+        with self._lock:
+            return self._keys.get(student) or self._pending.get(student)
+
+    def open_wrapped(self, student: Student, master_key_id: str, wrapped: bytes) -> DataKey:
+        """The data key a stored wrapped key holds, kept for the next call."""
+        master = self.master
+        if master_key_id != master.key_id:
+            raise FailedPrecondition(
+                f"the data key of student {student[1]!r} was wrapped by master key "
+                f"{master_key_id}, and this server was given master key {master.key_id}: start "
+                "it with the master key the data was written with (or finish a rotation)"
+            )
+        key = DataKey(master.unwrap(student[0], student[1], wrapped))
+        with self._lock:
+            self._keys[student] = key
+        return key
+
+    def make(self, student: Student) -> tuple[DataKey, bytes]:
+        """A new data key and its wrapped form, pending until `commit`."""
+        key, raw = DataKey.generate()
+        wrapped = self.master.wrap(student[0], student[1], raw)
+        with self._lock:
+            self._pending[student] = key
+        return key, wrapped
+
+    def commit(self) -> None:
+        with self._lock:
+            self._keys.update(self._pending)
+            self._pending.clear()
+
+    def rollback(self) -> None:
+        with self._lock:
+            self._pending.clear()
+
+    def forget(self, student: Student) -> None:
+        """Drops the student's key from memory (erasure: the stored one is deleted beside)."""
+        with self._lock:
+            self._keys.pop(student, None)
+            self._pending.pop(student, None)
