@@ -20,9 +20,10 @@ use crate::errors::ChainError;
 /// other structure, and so that the `v2` encoding is distinguishable.
 pub const EPISODE_DOMAIN_TAG: &str = "tutor-memory/episode/v1";
 
-/// The tag of a sealed episode's encoding: the words a person wrote (`summary`, `text`,
-/// `concepts`, `check_topic`) are not hashed themselves; the sealed bytes that hold them
-/// encrypted are, in their place. Destroying the key that opens them leaves the hash intact.
+/// The tag of a sealed episode's encoding: the words a person wrote are stored only encrypted,
+/// in `sealed`, and the row's word fields are stored empty. The hash covers the row as stored:
+/// every `v1` field (the word fields as stored, empty) and then the sealed bytes. Destroying the
+/// key that opens them leaves the hash intact, and an edit of any stored column still shows.
 pub const SEALED_EPISODE_DOMAIN_TAG: &str = "tutor-memory/episode/v2";
 
 /// Length of `prev_hash` and of the returned digest (SHA-256).
@@ -65,8 +66,8 @@ pub struct EpisodeRecord<'a> {
     pub quiz_correct: u32,
     pub quiz_total: u32,
     pub client_key: &'a str,
-    /// The ciphertext of the written words, for a sealed episode (encoding `v2`): then
-    /// `summary`, `text`, `concepts` and `check_topic` are not read at all. `None`: `v1`.
+    /// The ciphertext of the written words, for a sealed episode (encoding `v2`; its word fields
+    /// are hashed as stored, empty). `None`: `v1`.
     pub sealed: Option<&'a [u8]>,
 }
 
@@ -74,8 +75,7 @@ impl EpisodeRecord<'_> {
     /// The canonical byte encoding that [`Self::hash`] digests.
     ///
     /// `v1` (`sealed` is `None`) hashes every field in the order of the struct. `v2` hashes the
-    /// same fields in the same order, except that `summary`, `text` and `concepts` are replaced
-    /// by the `sealed` bytes (length-prefixed) and `check_topic` is left out.
+    /// same fields in the same order under its own tag, then the `sealed` bytes, length-prefixed.
     ///
     /// # Errors
     /// [`ChainError::NotANumber`] for a NaN float; [`ChainError::TooLong`] /
@@ -98,15 +98,11 @@ impl EpisodeRecord<'_> {
         enc.str("chain.subject", self.subject)?;
         enc.raw(&self.seq.to_be_bytes());
         enc.str("kind", self.kind)?;
-        if let Some(sealed) = self.sealed {
-            enc.bytes("sealed", sealed)?;
-        } else {
-            enc.str("summary", self.summary)?;
-            enc.str("text", self.text)?;
-            enc.count("concepts", self.concepts.len())?;
-            for concept in self.concepts {
-                enc.str("concepts", concept)?;
-            }
+        enc.str("summary", self.summary)?;
+        enc.str("text", self.text)?;
+        enc.count("concepts", self.concepts.len())?;
+        for concept in self.concepts {
+            enc.str("concepts", concept)?;
         }
         enc.raw(&salience.to_bits().to_be_bytes());
         enc.raw(&self.occurred_at_us.to_be_bytes());
@@ -118,9 +114,7 @@ impl EpisodeRecord<'_> {
             enc.str("evidence.file_fingerprint", item.fingerprint)?;
         }
         enc.str("check.outcome", self.check_outcome)?;
-        if self.sealed.is_none() {
-            enc.str("check.topic", self.check_topic)?;
-        }
+        enc.str("check.topic", self.check_topic)?;
         match mastery {
             None => enc.raw(&[0x00]),
             Some(mastery) => {
@@ -131,6 +125,9 @@ impl EpisodeRecord<'_> {
         enc.raw(&self.quiz_correct.to_be_bytes());
         enc.raw(&self.quiz_total.to_be_bytes());
         enc.str("client_key", self.client_key)?;
+        if let Some(sealed) = self.sealed {
+            enc.bytes("sealed", sealed)?;
+        }
         Ok(enc.0)
     }
 
@@ -145,37 +142,35 @@ impl EpisodeRecord<'_> {
     /// Exact encoded size, so encoding never reallocates.
     fn size_hint(&self) -> usize {
         const PREFIX: usize = 4;
+        let tag = match self.sealed {
+            None => EPISODE_DOMAIN_TAG,
+            Some(_) => SEALED_EPISODE_DOMAIN_TAG,
+        };
         let strs = [
+            tag,
             self.tenant,
             self.student,
             self.subject,
             self.kind,
+            self.summary,
+            self.text,
             self.check_outcome,
+            self.check_topic,
             self.client_key,
         ];
-        let words = match self.sealed {
-            Some(sealed) => PREFIX + SEALED_EPISODE_DOMAIN_TAG.len() + PREFIX + sealed.len(),
-            None => {
-                let concepts: usize = self.concepts.iter().map(|c| PREFIX + c.len()).sum();
-                PREFIX + EPISODE_DOMAIN_TAG.len()
-                    + [self.summary, self.text, self.check_topic]
-                        .iter()
-                        .map(|s| PREFIX + s.len())
-                        .sum::<usize>()
-                    + PREFIX
-                    + concepts
-            }
-        };
+        let concepts: usize = self.concepts.iter().map(|c| PREFIX + c.len()).sum();
         let evidence: usize = self
             .evidence
             .iter()
             .map(|e| PREFIX + e.file_id.len() + 4 + PREFIX + e.fingerprint.len())
             .sum();
         strs.iter().map(|s| PREFIX + s.len()).sum::<usize>()
-            + words
+            + self.sealed.map_or(0, |sealed| PREFIX + sealed.len())
             + PREFIX
             + HASH_LEN
             + 8 // seq
+            + PREFIX
+            + concepts
             + 8 // salience
             + 16 // timestamps
             + PREFIX
@@ -523,93 +518,82 @@ mod tests {
         let prev = [0xAB; HASH_LEN];
         let record = EpisodeRecord {
             seq: 1,
-            kind: "k",
-            summary: "not hashed",
-            text: "not hashed",
-            concepts: &["not hashed"],
-            check_topic: "not hashed",
             salience: 1.0,
+            occurred_at_us: -1,
+            recorded_at_us: 2,
+            quiz_correct: 3,
+            quiz_total: 4,
+            client_key: "k",
             sealed: Some(&[0xC0, 0xFF, 0xEE]),
             ..empty_record()
         };
+        let plain = EpisodeRecord {
+            sealed: None,
+            ..record
+        }
+        .encode(&prev)
+        .expect("encodes");
         let mut expected = Vec::new();
         expected.extend_from_slice(&23u32.to_be_bytes());
         expected.extend_from_slice(b"tutor-memory/episode/v2");
-        expected.extend_from_slice(&32u32.to_be_bytes());
-        expected.extend_from_slice(&prev);
-        expected.extend_from_slice(&[0; 12]); // three empty strings
-        expected.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 1]); // seq
-        expected.extend_from_slice(&[0, 0, 0, 1, b'k']); // kind
-        expected.extend_from_slice(&[0, 0, 0, 3, 0xC0, 0xFF, 0xEE]); // sealed
-        expected.extend_from_slice(&[0x3F, 0xF0, 0, 0, 0, 0, 0, 0]); // 1.0
-        expected.extend_from_slice(&[0; 16]); // timestamps
-        expected.extend_from_slice(&[0; 4]); // no evidence
-        expected.extend_from_slice(&[0; 4]); // empty outcome (no topic)
-        expected.push(0x00); // no predicted mastery
-        expected.extend_from_slice(&[0; 8]); // quiz
-        expected.extend_from_slice(&[0; 4]); // empty client key
+        // Everything after the tag as v1 encodes it, then the sealed bytes.
+        expected.extend_from_slice(&plain[4 + 23..]);
+        expected.extend_from_slice(&[0, 0, 0, 3, 0xC0, 0xFF, 0xEE]);
         assert_eq!(record.encode(&prev).expect("encodes"), expected);
     }
 
+    fn stored(r: EpisodeRecord<'_>) -> EpisodeRecord<'_> {
+        EpisodeRecord {
+            summary: "",
+            text: "",
+            concepts: &[],
+            check_topic: "",
+            sealed: Some(&[1, 2, 3]),
+            ..r
+        }
+    }
+
     #[test]
-    fn a_sealed_hash_covers_the_ciphertext_not_the_words() {
+    fn a_sealed_hash_covers_the_ciphertext_and_the_row_as_stored() {
         let prev = sequential_hash();
-        let sealed = [1u8, 2, 3];
-        let other = [1u8, 2, 4];
-        let hash = |f: fn(EpisodeRecord<'_>) -> EpisodeRecord<'_>, s: &[u8]| {
-            with_record(|r| {
-                f(EpisodeRecord {
-                    sealed: Some(s),
-                    ..r
-                })
-                .hash(&prev)
-            })
-            .expect("encodes")
-        };
-        let base = hash(|r| r, &sealed);
-        // The words are what the ciphertext holds: erasing them (empty placeholders) keeps it.
-        let erased = hash(
-            |r| EpisodeRecord {
-                summary: "",
-                text: "",
-                concepts: &[],
-                check_topic: "",
-                ..r
-            },
-            &sealed,
-        );
-        assert_eq!(erased, base);
-        assert_ne!(hash(|r| r, &other), base);
-        assert_ne!(hash(|r| EpisodeRecord { seq: 8, ..r }, &sealed), base);
+        let hash = |r: EpisodeRecord<'_>| r.hash(&prev).expect("encodes");
+        let base = with_record(|r| hash(stored(r)));
         assert_ne!(
-            hash(|r| EpisodeRecord { client_key: "x", ..r }, &sealed),
+            with_record(|r| hash(EpisodeRecord {
+                sealed: Some(&[1, 2, 4]),
+                ..stored(r)
+            })),
+            base
+        );
+        // A word written into a stored column beside the ciphertext is an edit like any other.
+        assert_ne!(
+            with_record(|r| hash(EpisodeRecord {
+                text: "x",
+                ..stored(r)
+            })),
+            base
+        );
+        assert_ne!(
+            with_record(|r| hash(EpisodeRecord {
+                seq: 8,
+                ..stored(r)
+            })),
             base
         );
         // An empty ciphertext is still v2, never the plaintext encoding.
-        let plain = with_record(|r| r.hash(&prev)).expect("encodes");
-        assert_ne!(base, plain);
         let empty = with_record(|r| {
-            EpisodeRecord {
-                summary: "",
-                text: "",
-                concepts: &[],
-                check_topic: "",
+            hash(EpisodeRecord {
                 sealed: Some(&[]),
-                ..r
-            }
-            .hash(&prev)
+                ..stored(r)
+            })
         });
-        let unsealed_empty = with_record(|r| {
-            EpisodeRecord {
-                summary: "",
-                text: "",
-                concepts: &[],
-                check_topic: "",
-                ..r
-            }
-            .hash(&prev)
+        let unsealed = with_record(|r| {
+            hash(EpisodeRecord {
+                sealed: None,
+                ..stored(r)
+            })
         });
-        assert_ne!(empty.expect("encodes"), unsealed_empty.expect("encodes"));
+        assert_ne!(empty, unsealed);
     }
 
     #[test]

@@ -180,6 +180,8 @@ def run(scenario: dict[str, Any], args: argparse.Namespace, checks: Checks) -> N
         checks.equal(code, grpc.StatusCode[bad["code"]], "bad request: code")
         checks.expect(bad["message_contains"] in message, f"bad request: message {message!r}")
 
+        check_forget(client, scenario["forget"], student, subject, checks)
+
     wrong = scenario["wrong_token"]
     with MemoryClient(args.target, token=wrong["token"], timeout=CALL_TIMEOUT) as stranger:
         code, _ = rpc_code(lambda: list(stranger.list_episodes(student, subject)))
@@ -198,6 +200,25 @@ def run(scenario: dict[str, Any], args: argparse.Namespace, checks: Checks) -> N
             )
         )
         checks.equal(prompt, case["expected"], f"prompt: {case['name']}")
+
+
+def check_forget(
+    client: MemoryClient, spec: dict[str, Any], student: str, subject: str, checks: Checks
+) -> None:
+    first = client.forget_student(student)
+    checks.expect(not first.already_erased, "forget: the first call erases")
+    checks.equal(first.erasure.chains, 1, "forget: chains erased")
+    checks.expect(first.erasure.episodes > 0, "forget: episodes counted")
+    verified = client.verify_chain(student, subject)
+    checks.expect(
+        verified.ok and verified.erased, f"forget: the chain verifies, erased: {verified}"
+    )
+    code, _ = rpc_code(lambda: list(client.list_episodes(student, subject)))
+    checks.equal(code, grpc.StatusCode[spec["list_code"]], "forget: list code")
+    again = client.forget_student(student)
+    checks.expect(again.already_erased, "forget: a second call changes nothing")
+    code, _ = rpc_code(lambda: client.forget_student(spec["unknown_student"]))
+    checks.equal(code, grpc.StatusCode[spec["unknown_code"]], "forget: unknown student code")
 
 
 def check_unreachable(

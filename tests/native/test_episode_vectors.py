@@ -43,7 +43,15 @@ IMPLS: dict[str, Callable[[bytes, Any], bytes]] = {
 def as_object(value: Any) -> Any:
     """The JSON episode as an object with a StoredEpisode's attributes."""
     if isinstance(value, dict):
-        return SimpleNamespace(**{key: as_object(item) for key, item in value.items()})
+        # A sealed case's ciphertext is hex in JSON (`sealed_hex`), bytes on the object.
+        return SimpleNamespace(
+            **{
+                "sealed" if key == "sealed_hex" else key: bytes.fromhex(item)
+                if key == "sealed_hex"
+                else as_object(item)
+                for key, item in value.items()
+            }
+        )
     if isinstance(value, list):
         return [as_object(item) for item in value]
     return value
@@ -71,6 +79,7 @@ def as_stored(ep: dict[str, Any]) -> StoredEpisode:
         client_key=ep["client_key"],
         prev_hash=bytes.fromhex(ep["prev_hash"]),
         hash=b"",
+        sealed=bytes.fromhex(ep["sealed_hex"]) if "sealed_hex" in ep else None,
     )
 
 
@@ -85,6 +94,16 @@ def test_the_file_has_the_cases_the_issue_asks_for() -> None:
     masteries = [c["episode"]["check"]["predicted_mastery"] for c in CASES if c["episode"]["check"]]
     assert 0.5 in masteries
     assert any(m == 0.0 and math.copysign(1.0, m) < 0 for m in masteries if m is not None)
+    assert any("sealed_hex" in c["episode"] for c in CASES)
+
+
+def test_a_sealed_case_differs_from_its_plaintext_twin() -> None:
+    for case in CASES:
+        ep = case["episode"]
+        if "sealed_hex" in ep:
+            plain = {k: v for k, v in ep.items() if k != "sealed_hex"}
+            digest = _core.episode_hash(bytes.fromhex(ep["prev_hash"]), as_object(plain))
+            assert digest.hex() != case["expected_hex"], case["name"]
 
 
 @pytest.mark.parametrize("impl", IMPLS)

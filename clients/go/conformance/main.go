@@ -45,6 +45,36 @@ func (c *checks) equal(got, want any, what string) {
 	c.expect(reflect.DeepEqual(got, want), fmt.Sprintf("%s: got %v, want %v", what, got, want))
 }
 
+// checkForget erases the run's student and checks what follows (scenario.json, "forget").
+func checkForget(ctx context.Context, client *tutormemory.Client, s *scenario, student string, c *checks) error {
+	first, err := client.ForgetStudent(ctx, student, false)
+	if err != nil {
+		return err
+	}
+	c.expect(!first.GetAlreadyErased(), "forget: the first call erases")
+	c.equal(first.GetErasure().GetChains(), int64(1), "forget: chains erased")
+	c.expect(first.GetErasure().GetEpisodes() > 0, "forget: episodes counted")
+	verified, err := client.VerifyChain(ctx, student, s.SubjectID, nil)
+	if err != nil {
+		return err
+	}
+	c.expect(verified.GetOk() && verified.GetErased(), "forget: the chain verifies, erased")
+	listed := codes.OK
+	for _, err := range client.ListEpisodes(ctx, &memoryv1.ListEpisodesRequest{StudentId: student, SubjectId: s.SubjectID}) {
+		listed = status.Code(err)
+		break
+	}
+	c.equal(listed, codeOf(s.Forget.ListCode), "forget: list code")
+	again, err := client.ForgetStudent(ctx, student, false)
+	if err != nil {
+		return err
+	}
+	c.expect(again.GetAlreadyErased(), "forget: a second call changes nothing")
+	_, err = client.ForgetStudent(ctx, s.Forget.UnknownStudent, false)
+	c.equal(status.Code(err), codeOf(s.Forget.UnknownCode), "forget: unknown student code")
+	return nil
+}
+
 // codeOf parses a status code name as the scenario writes it ("INVALID_ARGUMENT").
 func codeOf(name string) codes.Code {
 	var code codes.Code
@@ -113,6 +143,10 @@ func run(ctx context.Context, s *scenario, f flags, c *checks) error {
 	c.equal(status.Code(err), codeOf(s.BadRequest.Code), "bad request: code")
 	c.expect(strings.Contains(status.Convert(err).Message(), s.BadRequest.MessageContains),
 		fmt.Sprintf("bad request: message %q", status.Convert(err).Message()))
+
+	if err := checkForget(ctx, client, s, student, c); err != nil {
+		return err
+	}
 
 	stranger, err := tutormemory.New(f.target, tutormemory.Options{Token: s.WrongToken.Token, Timeout: callTimeout})
 	if err != nil {

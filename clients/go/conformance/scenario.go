@@ -45,6 +45,11 @@ type scenario struct {
 		Code            string      `json:"code"`
 		MessageContains string      `json:"message_contains"`
 	} `json:"bad_request"`
+	Forget struct {
+		ListCode       string `json:"list_code"`
+		UnknownStudent string `json:"unknown_student"`
+		UnknownCode    string `json:"unknown_code"`
+	} `json:"forget"`
 	WrongToken struct {
 		Token string `json:"token"`
 		Code  string `json:"code"`

@@ -1866,8 +1866,12 @@ type VerifyChainReply struct {
 	FirstBreak *ChainBreak `protobuf:"bytes,4,opt,name=first_break,json=firstBreak,proto3" json:"first_break,omitempty"`
 	// Set when the request carried a checkpoint.
 	CheckpointStatus CheckpointStatus `protobuf:"varint,5,opt,name=checkpoint_status,json=checkpointStatus,proto3,enum=tutor_memory.v1.CheckpointStatus" json:"checkpoint_status,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The chain's student was erased (ForgetStudent): the chain verifies over its sealed words,
+	// which nothing can open any more. `erasure` says when and by whom.
+	Erased        bool           `protobuf:"varint,6,opt,name=erased,proto3" json:"erased,omitempty"`
+	Erasure       *ErasureRecord `protobuf:"bytes,7,opt,name=erasure,proto3" json:"erasure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *VerifyChainReply) Reset() {
@@ -1933,6 +1937,20 @@ func (x *VerifyChainReply) GetCheckpointStatus() CheckpointStatus {
 		return x.CheckpointStatus
 	}
 	return CheckpointStatus_CHECKPOINT_STATUS_UNSPECIFIED
+}
+
+func (x *VerifyChainReply) GetErased() bool {
+	if x != nil {
+		return x.Erased
+	}
+	return false
+}
+
+func (x *VerifyChainReply) GetErasure() *ErasureRecord {
+	if x != nil {
+		return x.Erasure
+	}
+	return nil
 }
 
 type CheckpointRequest struct {
@@ -5341,6 +5359,204 @@ func (x *ConsolidateReply) GetChainsAlreadyDone() uint32 {
 	return 0
 }
 
+type ForgetStudentRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Episodes written before this server sealed words (by an older version) keep their words in
+	// the ledger's rows: removing them would break the hash chain, and history is never rewritten.
+	// Such a student is refused with FAILED_PRECONDITION (naming how many episodes) unless this is
+	// set; then everything else is erased and the record says plaintext_history_kept.
+	AllowPlaintextHistory bool `protobuf:"varint,2,opt,name=allow_plaintext_history,json=allowPlaintextHistory,proto3" json:"allow_plaintext_history,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *ForgetStudentRequest) Reset() {
+	*x = ForgetStudentRequest{}
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgetStudentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgetStudentRequest) ProtoMessage() {}
+
+func (x *ForgetStudentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgetStudentRequest.ProtoReflect.Descriptor instead.
+func (*ForgetStudentRequest) Descriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *ForgetStudentRequest) GetStudentId() string {
+	if x != nil {
+		return x.StudentId
+	}
+	return ""
+}
+
+func (x *ForgetStudentRequest) GetAllowPlaintextHistory() bool {
+	if x != nil {
+		return x.AllowPlaintextHistory
+	}
+	return false
+}
+
+// What an erasure did: never a word of the student.
+type ErasureRecord struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ErasedAt *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=erased_at,json=erasedAt,proto3" json:"erased_at,omitempty"`
+	// The caller that asked: its token's name (the operator's account for `tutor-memory forget`).
+	ErasedBy string `protobuf:"bytes,2,opt,name=erased_by,json=erasedBy,proto3" json:"erased_by,omitempty"`
+	// The student's chains (one per subject) and their episodes when erased.
+	Chains   int64 `protobuf:"varint,3,opt,name=chains,proto3" json:"chains,omitempty"`
+	Episodes int64 `protobuf:"varint,4,opt,name=episodes,proto3" json:"episodes,omitempty"`
+	// Episodes whose words stay readable in the ledger's rows because they were written before
+	// sealing; plaintext_history_kept is plaintext_episodes > 0.
+	PlaintextEpisodes    int64 `protobuf:"varint,5,opt,name=plaintext_episodes,json=plaintextEpisodes,proto3" json:"plaintext_episodes,omitempty"`
+	PlaintextHistoryKept bool  `protobuf:"varint,6,opt,name=plaintext_history_kept,json=plaintextHistoryKept,proto3" json:"plaintext_history_kept,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *ErasureRecord) Reset() {
+	*x = ErasureRecord{}
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ErasureRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ErasureRecord) ProtoMessage() {}
+
+func (x *ErasureRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ErasureRecord.ProtoReflect.Descriptor instead.
+func (*ErasureRecord) Descriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *ErasureRecord) GetErasedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ErasedAt
+	}
+	return nil
+}
+
+func (x *ErasureRecord) GetErasedBy() string {
+	if x != nil {
+		return x.ErasedBy
+	}
+	return ""
+}
+
+func (x *ErasureRecord) GetChains() int64 {
+	if x != nil {
+		return x.Chains
+	}
+	return 0
+}
+
+func (x *ErasureRecord) GetEpisodes() int64 {
+	if x != nil {
+		return x.Episodes
+	}
+	return 0
+}
+
+func (x *ErasureRecord) GetPlaintextEpisodes() int64 {
+	if x != nil {
+		return x.PlaintextEpisodes
+	}
+	return 0
+}
+
+func (x *ErasureRecord) GetPlaintextHistoryKept() bool {
+	if x != nil {
+		return x.PlaintextHistoryKept
+	}
+	return false
+}
+
+type ForgetStudentReply struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Erasure *ErasureRecord         `protobuf:"bytes,1,opt,name=erasure,proto3" json:"erasure,omitempty"`
+	// The student had been erased before: nothing was done, `erasure` is the first record.
+	AlreadyErased bool `protobuf:"varint,2,opt,name=already_erased,json=alreadyErased,proto3" json:"already_erased,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgetStudentReply) Reset() {
+	*x = ForgetStudentReply{}
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgetStudentReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgetStudentReply) ProtoMessage() {}
+
+func (x *ForgetStudentReply) ProtoReflect() protoreflect.Message {
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgetStudentReply.ProtoReflect.Descriptor instead.
+func (*ForgetStudentReply) Descriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ForgetStudentReply) GetErasure() *ErasureRecord {
+	if x != nil {
+		return x.Erasure
+	}
+	return nil
+}
+
+func (x *ForgetStudentReply) GetAlreadyErased() bool {
+	if x != nil {
+		return x.AlreadyErased
+	}
+	return false
+}
+
 var File_tutor_memory_v1_memory_proto protoreflect.FileDescriptor
 
 const file_tutor_memory_v1_memory_proto_rawDesc = "" +
@@ -5465,14 +5681,16 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"subject_id\x18\x02 \x01(\tR\tsubjectId\x12A\n" +
 	"\n" +
 	"checkpoint\x18\x03 \x01(\v2!.tutor_memory.v1.SignedCheckpointR\n" +
-	"checkpoint\"\xe5\x01\n" +
+	"checkpoint\"\xb7\x02\n" +
 	"\x10VerifyChainReply\x12\x0e\n" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12\x16\n" +
 	"\x06length\x18\x02 \x01(\x03R\x06length\x12\x1b\n" +
 	"\thead_hash\x18\x03 \x01(\fR\bheadHash\x12<\n" +
 	"\vfirst_break\x18\x04 \x01(\v2\x1b.tutor_memory.v1.ChainBreakR\n" +
 	"firstBreak\x12N\n" +
-	"\x11checkpoint_status\x18\x05 \x01(\x0e2!.tutor_memory.v1.CheckpointStatusR\x10checkpointStatus\"Q\n" +
+	"\x11checkpoint_status\x18\x05 \x01(\x0e2!.tutor_memory.v1.CheckpointStatusR\x10checkpointStatus\x12\x16\n" +
+	"\x06erased\x18\x06 \x01(\bR\x06erased\x128\n" +
+	"\aerasure\x18\a \x01(\v2\x1e.tutor_memory.v1.ErasureRecordR\aerasure\"Q\n" +
 	"\x11CheckpointRequest\x12\x1d\n" +
 	"\n" +
 	"student_id\x18\x01 \x01(\tR\tstudentId\x12\x1d\n" +
@@ -5807,7 +6025,21 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x0fbeliefs_decayed\x18\x03 \x01(\rR\x0ebeliefsDecayed\x12-\n" +
 	"\x12citations_verified\x18\x04 \x01(\rR\x11citationsVerified\x12+\n" +
 	"\x11citations_changed\x18\x05 \x01(\rR\x10citationsChanged\x12.\n" +
-	"\x13chains_already_done\x18\x06 \x01(\rR\x11chainsAlreadyDone*\xde\x01\n" +
+	"\x13chains_already_done\x18\x06 \x01(\rR\x11chainsAlreadyDone\"m\n" +
+	"\x14ForgetStudentRequest\x12\x1d\n" +
+	"\n" +
+	"student_id\x18\x01 \x01(\tR\tstudentId\x126\n" +
+	"\x17allow_plaintext_history\x18\x02 \x01(\bR\x15allowPlaintextHistory\"\xfe\x01\n" +
+	"\rErasureRecord\x127\n" +
+	"\terased_at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\berasedAt\x12\x1b\n" +
+	"\terased_by\x18\x02 \x01(\tR\berasedBy\x12\x16\n" +
+	"\x06chains\x18\x03 \x01(\x03R\x06chains\x12\x1a\n" +
+	"\bepisodes\x18\x04 \x01(\x03R\bepisodes\x12-\n" +
+	"\x12plaintext_episodes\x18\x05 \x01(\x03R\x11plaintextEpisodes\x124\n" +
+	"\x16plaintext_history_kept\x18\x06 \x01(\bR\x14plaintextHistoryKept\"u\n" +
+	"\x12ForgetStudentReply\x128\n" +
+	"\aerasure\x18\x01 \x01(\v2\x1e.tutor_memory.v1.ErasureRecordR\aerasure\x12%\n" +
+	"\x0ealready_erased\x18\x02 \x01(\bR\ralreadyErased*\xde\x01\n" +
 	"\vEpisodeKind\x12\x1c\n" +
 	"\x18EPISODE_KIND_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15EPISODE_KIND_QUESTION\x10\x01\x12\x17\n" +
@@ -5880,7 +6112,7 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x05Claim\x12\x15\n" +
 	"\x11CLAIM_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CLAIM_UNDERSTANDS\x10\x01\x12\x18\n" +
-	"\x14CLAIM_STRUGGLES_WITH\x10\x022\xc8\v\n" +
+	"\x14CLAIM_STRUGGLES_WITH\x10\x022\xa5\f\n" +
 	"\x06Memory\x12[\n" +
 	"\rAppendEpisode\x12%.tutor_memory.v1.AppendEpisodeRequest\x1a#.tutor_memory.v1.AppendEpisodeReply\x12`\n" +
 	"\x0eIngestEpisodes\x12&.tutor_memory.v1.IngestEpisodesRequest\x1a$.tutor_memory.v1.IngestEpisodesReply(\x01\x12X\n" +
@@ -5902,7 +6134,8 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x10GetBeliefHistory\x12(.tutor_memory.v1.GetBeliefHistoryRequest\x1a&.tutor_memory.v1.GetBeliefHistoryReply\x12L\n" +
 	"\bRederive\x12 .tutor_memory.v1.RederiveRequest\x1a\x1e.tutor_memory.v1.RederiveReply\x12O\n" +
 	"\tGetReport\x12!.tutor_memory.v1.GetReportRequest\x1a\x1f.tutor_memory.v1.GetReportReply\x12U\n" +
-	"\vConsolidate\x12#.tutor_memory.v1.ConsolidateRequest\x1a!.tutor_memory.v1.ConsolidateReplyb\x06proto3"
+	"\vConsolidate\x12#.tutor_memory.v1.ConsolidateRequest\x1a!.tutor_memory.v1.ConsolidateReply\x12[\n" +
+	"\rForgetStudent\x12%.tutor_memory.v1.ForgetStudentRequest\x1a#.tutor_memory.v1.ForgetStudentReplyb\x06proto3"
 
 var (
 	file_tutor_memory_v1_memory_proto_rawDescOnce sync.Once
@@ -5917,7 +6150,7 @@ func file_tutor_memory_v1_memory_proto_rawDescGZIP() []byte {
 }
 
 var file_tutor_memory_v1_memory_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_tutor_memory_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_tutor_memory_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_tutor_memory_v1_memory_proto_goTypes = []any{
 	(EpisodeKind)(0),                // 0: tutor_memory.v1.EpisodeKind
 	(CheckOutcome)(0),               // 1: tutor_memory.v1.CheckOutcome
@@ -5990,18 +6223,21 @@ var file_tutor_memory_v1_memory_proto_goTypes = []any{
 	(*GetReportReply)(nil),          // 68: tutor_memory.v1.GetReportReply
 	(*ConsolidateRequest)(nil),      // 69: tutor_memory.v1.ConsolidateRequest
 	(*ConsolidateReply)(nil),        // 70: tutor_memory.v1.ConsolidateReply
-	(*timestamppb.Timestamp)(nil),   // 71: google.protobuf.Timestamp
+	(*ForgetStudentRequest)(nil),    // 71: tutor_memory.v1.ForgetStudentRequest
+	(*ErasureRecord)(nil),           // 72: tutor_memory.v1.ErasureRecord
+	(*ForgetStudentReply)(nil),      // 73: tutor_memory.v1.ForgetStudentReply
+	(*timestamppb.Timestamp)(nil),   // 74: google.protobuf.Timestamp
 }
 var file_tutor_memory_v1_memory_proto_depIdxs = []int32{
 	1,  // 0: tutor_memory.v1.CheckResult.outcome:type_name -> tutor_memory.v1.CheckOutcome
 	0,  // 1: tutor_memory.v1.NewEpisode.kind:type_name -> tutor_memory.v1.EpisodeKind
-	71, // 2: tutor_memory.v1.NewEpisode.occurred_at:type_name -> google.protobuf.Timestamp
+	74, // 2: tutor_memory.v1.NewEpisode.occurred_at:type_name -> google.protobuf.Timestamp
 	11, // 3: tutor_memory.v1.NewEpisode.evidence:type_name -> tutor_memory.v1.Evidence
 	12, // 4: tutor_memory.v1.NewEpisode.check:type_name -> tutor_memory.v1.CheckResult
 	13, // 5: tutor_memory.v1.NewEpisode.quiz:type_name -> tutor_memory.v1.QuizResult
 	0,  // 6: tutor_memory.v1.Episode.kind:type_name -> tutor_memory.v1.EpisodeKind
-	71, // 7: tutor_memory.v1.Episode.occurred_at:type_name -> google.protobuf.Timestamp
-	71, // 8: tutor_memory.v1.Episode.recorded_at:type_name -> google.protobuf.Timestamp
+	74, // 7: tutor_memory.v1.Episode.occurred_at:type_name -> google.protobuf.Timestamp
+	74, // 8: tutor_memory.v1.Episode.recorded_at:type_name -> google.protobuf.Timestamp
 	11, // 9: tutor_memory.v1.Episode.evidence:type_name -> tutor_memory.v1.Evidence
 	12, // 10: tutor_memory.v1.Episode.check:type_name -> tutor_memory.v1.CheckResult
 	13, // 11: tutor_memory.v1.Episode.quiz:type_name -> tutor_memory.v1.QuizResult
@@ -6010,101 +6246,106 @@ var file_tutor_memory_v1_memory_proto_depIdxs = []int32{
 	14, // 14: tutor_memory.v1.IngestEpisodesRequest.episodes:type_name -> tutor_memory.v1.NewEpisode
 	2,  // 15: tutor_memory.v1.IngestItemResult.status:type_name -> tutor_memory.v1.IngestStatus
 	19, // 16: tutor_memory.v1.IngestEpisodesReply.items:type_name -> tutor_memory.v1.IngestItemResult
-	71, // 17: tutor_memory.v1.ListEpisodesRequest.occurred_from:type_name -> google.protobuf.Timestamp
-	71, // 18: tutor_memory.v1.ListEpisodesRequest.occurred_to:type_name -> google.protobuf.Timestamp
+	74, // 17: tutor_memory.v1.ListEpisodesRequest.occurred_from:type_name -> google.protobuf.Timestamp
+	74, // 18: tutor_memory.v1.ListEpisodesRequest.occurred_to:type_name -> google.protobuf.Timestamp
 	15, // 19: tutor_memory.v1.ListEpisodesReply.episodes:type_name -> tutor_memory.v1.Episode
-	71, // 20: tutor_memory.v1.SignedCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	74, // 20: tutor_memory.v1.SignedCheckpoint.created_at:type_name -> google.protobuf.Timestamp
 	24, // 21: tutor_memory.v1.VerifyChainRequest.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
 	23, // 22: tutor_memory.v1.VerifyChainReply.first_break:type_name -> tutor_memory.v1.ChainBreak
 	3,  // 23: tutor_memory.v1.VerifyChainReply.checkpoint_status:type_name -> tutor_memory.v1.CheckpointStatus
-	24, // 24: tutor_memory.v1.CheckpointReply.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
-	71, // 25: tutor_memory.v1.BuildBlockRequest.now:type_name -> google.protobuf.Timestamp
-	4,  // 26: tutor_memory.v1.BuildBlockRequest.mode:type_name -> tutor_memory.v1.BlockMode
-	0,  // 27: tutor_memory.v1.CandidateReason.kind:type_name -> tutor_memory.v1.EpisodeKind
-	71, // 28: tutor_memory.v1.CandidateReason.occurred_at:type_name -> google.protobuf.Timestamp
-	5,  // 29: tutor_memory.v1.CandidateReason.found_by:type_name -> tutor_memory.v1.CandidateSource
-	6,  // 30: tutor_memory.v1.CandidateReason.outcome:type_name -> tutor_memory.v1.CandidateOutcome
-	0,  // 31: tutor_memory.v1.BlockMemory.kind:type_name -> tutor_memory.v1.EpisodeKind
-	71, // 32: tutor_memory.v1.BlockMemory.occurred_at:type_name -> google.protobuf.Timestamp
-	71, // 33: tutor_memory.v1.TimeWindow.start:type_name -> google.protobuf.Timestamp
-	71, // 34: tutor_memory.v1.TimeWindow.end:type_name -> google.protobuf.Timestamp
-	32, // 35: tutor_memory.v1.BuildBlockReply.sections:type_name -> tutor_memory.v1.BlockSection
-	31, // 36: tutor_memory.v1.BuildBlockReply.memories:type_name -> tutor_memory.v1.BlockMemory
-	33, // 37: tutor_memory.v1.BuildBlockReply.time_window:type_name -> tutor_memory.v1.TimeWindow
-	34, // 38: tutor_memory.v1.BuildBlockReply.timings:type_name -> tutor_memory.v1.StageTiming
-	30, // 39: tutor_memory.v1.BuildBlockReply.candidates:type_name -> tutor_memory.v1.CandidateReason
-	45, // 40: tutor_memory.v1.SentenceTrace.passages:type_name -> tutor_memory.v1.PassageRef
-	7,  // 41: tutor_memory.v1.AnnotateAnswerReply.grounding:type_name -> tutor_memory.v1.Grounding
-	37, // 42: tutor_memory.v1.AnnotateAnswerReply.sentences:type_name -> tutor_memory.v1.SentenceTrace
-	71, // 43: tutor_memory.v1.IngestFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	39, // 44: tutor_memory.v1.IngestFileRequest.concepts:type_name -> tutor_memory.v1.ConceptInput
-	41, // 45: tutor_memory.v1.IngestFileReply.rejected:type_name -> tutor_memory.v1.RejectedConcept
-	15, // 46: tutor_memory.v1.IngestFileReply.episode:type_name -> tutor_memory.v1.Episode
-	71, // 47: tutor_memory.v1.RemoveFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	15, // 48: tutor_memory.v1.RemoveFileReply.episode:type_name -> tutor_memory.v1.Episode
-	45, // 49: tutor_memory.v1.Passage.ref:type_name -> tutor_memory.v1.PassageRef
-	46, // 50: tutor_memory.v1.SearchPassagesReply.passages:type_name -> tutor_memory.v1.Passage
-	8,  // 51: tutor_memory.v1.ConceptNode.band:type_name -> tutor_memory.v1.ReadinessBand
-	49, // 52: tutor_memory.v1.ConceptNode.provenance:type_name -> tutor_memory.v1.Provenance
-	50, // 53: tutor_memory.v1.GetMapReply.nodes:type_name -> tutor_memory.v1.ConceptNode
-	51, // 54: tutor_memory.v1.GetMapReply.edges:type_name -> tutor_memory.v1.ConceptEdge
-	54, // 55: tutor_memory.v1.GetMapReply.cycles:type_name -> tutor_memory.v1.ConceptCycle
-	71, // 56: tutor_memory.v1.TeachRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	15, // 57: tutor_memory.v1.TeachReply.episode:type_name -> tutor_memory.v1.Episode
-	1,  // 58: tutor_memory.v1.RecordCheckRequest.outcome:type_name -> tutor_memory.v1.CheckOutcome
-	71, // 59: tutor_memory.v1.RecordCheckRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 60: tutor_memory.v1.Belief.claim:type_name -> tutor_memory.v1.Claim
-	71, // 61: tutor_memory.v1.Belief.created_at:type_name -> google.protobuf.Timestamp
-	71, // 62: tutor_memory.v1.Belief.evidence_at:type_name -> google.protobuf.Timestamp
-	15, // 63: tutor_memory.v1.RecordCheckReply.episode:type_name -> tutor_memory.v1.Episode
-	9,  // 64: tutor_memory.v1.RecordCheckReply.routing:type_name -> tutor_memory.v1.TopicRouting
-	58, // 65: tutor_memory.v1.RecordCheckReply.belief:type_name -> tutor_memory.v1.Belief
-	58, // 66: tutor_memory.v1.BeliefHistory.rows:type_name -> tutor_memory.v1.Belief
-	61, // 67: tutor_memory.v1.GetBeliefHistoryReply.histories:type_name -> tutor_memory.v1.BeliefHistory
-	65, // 68: tutor_memory.v1.Calibration.bins:type_name -> tutor_memory.v1.CalibrationBin
-	58, // 69: tutor_memory.v1.GetReportReply.beliefs:type_name -> tutor_memory.v1.Belief
-	15, // 70: tutor_memory.v1.GetReportReply.unanswered:type_name -> tutor_memory.v1.Episode
-	66, // 71: tutor_memory.v1.GetReportReply.calibration:type_name -> tutor_memory.v1.Calibration
-	71, // 72: tutor_memory.v1.ConsolidateRequest.now:type_name -> google.protobuf.Timestamp
-	16, // 73: tutor_memory.v1.Memory.AppendEpisode:input_type -> tutor_memory.v1.AppendEpisodeRequest
-	18, // 74: tutor_memory.v1.Memory.IngestEpisodes:input_type -> tutor_memory.v1.IngestEpisodesRequest
-	21, // 75: tutor_memory.v1.Memory.ListEpisodes:input_type -> tutor_memory.v1.ListEpisodesRequest
-	25, // 76: tutor_memory.v1.Memory.VerifyChain:input_type -> tutor_memory.v1.VerifyChainRequest
-	27, // 77: tutor_memory.v1.Memory.Checkpoint:input_type -> tutor_memory.v1.CheckpointRequest
-	29, // 78: tutor_memory.v1.Memory.BuildBlock:input_type -> tutor_memory.v1.BuildBlockRequest
-	36, // 79: tutor_memory.v1.Memory.AnnotateAnswer:input_type -> tutor_memory.v1.AnnotateAnswerRequest
-	40, // 80: tutor_memory.v1.Memory.IngestFile:input_type -> tutor_memory.v1.IngestFileRequest
-	43, // 81: tutor_memory.v1.Memory.RemoveFile:input_type -> tutor_memory.v1.RemoveFileRequest
-	47, // 82: tutor_memory.v1.Memory.SearchPassages:input_type -> tutor_memory.v1.SearchPassagesRequest
-	52, // 83: tutor_memory.v1.Memory.GetMap:input_type -> tutor_memory.v1.GetMapRequest
-	55, // 84: tutor_memory.v1.Memory.Teach:input_type -> tutor_memory.v1.TeachRequest
-	57, // 85: tutor_memory.v1.Memory.RecordCheck:input_type -> tutor_memory.v1.RecordCheckRequest
-	60, // 86: tutor_memory.v1.Memory.GetBeliefHistory:input_type -> tutor_memory.v1.GetBeliefHistoryRequest
-	63, // 87: tutor_memory.v1.Memory.Rederive:input_type -> tutor_memory.v1.RederiveRequest
-	67, // 88: tutor_memory.v1.Memory.GetReport:input_type -> tutor_memory.v1.GetReportRequest
-	69, // 89: tutor_memory.v1.Memory.Consolidate:input_type -> tutor_memory.v1.ConsolidateRequest
-	17, // 90: tutor_memory.v1.Memory.AppendEpisode:output_type -> tutor_memory.v1.AppendEpisodeReply
-	20, // 91: tutor_memory.v1.Memory.IngestEpisodes:output_type -> tutor_memory.v1.IngestEpisodesReply
-	22, // 92: tutor_memory.v1.Memory.ListEpisodes:output_type -> tutor_memory.v1.ListEpisodesReply
-	26, // 93: tutor_memory.v1.Memory.VerifyChain:output_type -> tutor_memory.v1.VerifyChainReply
-	28, // 94: tutor_memory.v1.Memory.Checkpoint:output_type -> tutor_memory.v1.CheckpointReply
-	35, // 95: tutor_memory.v1.Memory.BuildBlock:output_type -> tutor_memory.v1.BuildBlockReply
-	38, // 96: tutor_memory.v1.Memory.AnnotateAnswer:output_type -> tutor_memory.v1.AnnotateAnswerReply
-	42, // 97: tutor_memory.v1.Memory.IngestFile:output_type -> tutor_memory.v1.IngestFileReply
-	44, // 98: tutor_memory.v1.Memory.RemoveFile:output_type -> tutor_memory.v1.RemoveFileReply
-	48, // 99: tutor_memory.v1.Memory.SearchPassages:output_type -> tutor_memory.v1.SearchPassagesReply
-	53, // 100: tutor_memory.v1.Memory.GetMap:output_type -> tutor_memory.v1.GetMapReply
-	56, // 101: tutor_memory.v1.Memory.Teach:output_type -> tutor_memory.v1.TeachReply
-	59, // 102: tutor_memory.v1.Memory.RecordCheck:output_type -> tutor_memory.v1.RecordCheckReply
-	62, // 103: tutor_memory.v1.Memory.GetBeliefHistory:output_type -> tutor_memory.v1.GetBeliefHistoryReply
-	64, // 104: tutor_memory.v1.Memory.Rederive:output_type -> tutor_memory.v1.RederiveReply
-	68, // 105: tutor_memory.v1.Memory.GetReport:output_type -> tutor_memory.v1.GetReportReply
-	70, // 106: tutor_memory.v1.Memory.Consolidate:output_type -> tutor_memory.v1.ConsolidateReply
-	90, // [90:107] is the sub-list for method output_type
-	73, // [73:90] is the sub-list for method input_type
-	73, // [73:73] is the sub-list for extension type_name
-	73, // [73:73] is the sub-list for extension extendee
-	0,  // [0:73] is the sub-list for field type_name
+	72, // 24: tutor_memory.v1.VerifyChainReply.erasure:type_name -> tutor_memory.v1.ErasureRecord
+	24, // 25: tutor_memory.v1.CheckpointReply.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
+	74, // 26: tutor_memory.v1.BuildBlockRequest.now:type_name -> google.protobuf.Timestamp
+	4,  // 27: tutor_memory.v1.BuildBlockRequest.mode:type_name -> tutor_memory.v1.BlockMode
+	0,  // 28: tutor_memory.v1.CandidateReason.kind:type_name -> tutor_memory.v1.EpisodeKind
+	74, // 29: tutor_memory.v1.CandidateReason.occurred_at:type_name -> google.protobuf.Timestamp
+	5,  // 30: tutor_memory.v1.CandidateReason.found_by:type_name -> tutor_memory.v1.CandidateSource
+	6,  // 31: tutor_memory.v1.CandidateReason.outcome:type_name -> tutor_memory.v1.CandidateOutcome
+	0,  // 32: tutor_memory.v1.BlockMemory.kind:type_name -> tutor_memory.v1.EpisodeKind
+	74, // 33: tutor_memory.v1.BlockMemory.occurred_at:type_name -> google.protobuf.Timestamp
+	74, // 34: tutor_memory.v1.TimeWindow.start:type_name -> google.protobuf.Timestamp
+	74, // 35: tutor_memory.v1.TimeWindow.end:type_name -> google.protobuf.Timestamp
+	32, // 36: tutor_memory.v1.BuildBlockReply.sections:type_name -> tutor_memory.v1.BlockSection
+	31, // 37: tutor_memory.v1.BuildBlockReply.memories:type_name -> tutor_memory.v1.BlockMemory
+	33, // 38: tutor_memory.v1.BuildBlockReply.time_window:type_name -> tutor_memory.v1.TimeWindow
+	34, // 39: tutor_memory.v1.BuildBlockReply.timings:type_name -> tutor_memory.v1.StageTiming
+	30, // 40: tutor_memory.v1.BuildBlockReply.candidates:type_name -> tutor_memory.v1.CandidateReason
+	45, // 41: tutor_memory.v1.SentenceTrace.passages:type_name -> tutor_memory.v1.PassageRef
+	7,  // 42: tutor_memory.v1.AnnotateAnswerReply.grounding:type_name -> tutor_memory.v1.Grounding
+	37, // 43: tutor_memory.v1.AnnotateAnswerReply.sentences:type_name -> tutor_memory.v1.SentenceTrace
+	74, // 44: tutor_memory.v1.IngestFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	39, // 45: tutor_memory.v1.IngestFileRequest.concepts:type_name -> tutor_memory.v1.ConceptInput
+	41, // 46: tutor_memory.v1.IngestFileReply.rejected:type_name -> tutor_memory.v1.RejectedConcept
+	15, // 47: tutor_memory.v1.IngestFileReply.episode:type_name -> tutor_memory.v1.Episode
+	74, // 48: tutor_memory.v1.RemoveFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	15, // 49: tutor_memory.v1.RemoveFileReply.episode:type_name -> tutor_memory.v1.Episode
+	45, // 50: tutor_memory.v1.Passage.ref:type_name -> tutor_memory.v1.PassageRef
+	46, // 51: tutor_memory.v1.SearchPassagesReply.passages:type_name -> tutor_memory.v1.Passage
+	8,  // 52: tutor_memory.v1.ConceptNode.band:type_name -> tutor_memory.v1.ReadinessBand
+	49, // 53: tutor_memory.v1.ConceptNode.provenance:type_name -> tutor_memory.v1.Provenance
+	50, // 54: tutor_memory.v1.GetMapReply.nodes:type_name -> tutor_memory.v1.ConceptNode
+	51, // 55: tutor_memory.v1.GetMapReply.edges:type_name -> tutor_memory.v1.ConceptEdge
+	54, // 56: tutor_memory.v1.GetMapReply.cycles:type_name -> tutor_memory.v1.ConceptCycle
+	74, // 57: tutor_memory.v1.TeachRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	15, // 58: tutor_memory.v1.TeachReply.episode:type_name -> tutor_memory.v1.Episode
+	1,  // 59: tutor_memory.v1.RecordCheckRequest.outcome:type_name -> tutor_memory.v1.CheckOutcome
+	74, // 60: tutor_memory.v1.RecordCheckRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 61: tutor_memory.v1.Belief.claim:type_name -> tutor_memory.v1.Claim
+	74, // 62: tutor_memory.v1.Belief.created_at:type_name -> google.protobuf.Timestamp
+	74, // 63: tutor_memory.v1.Belief.evidence_at:type_name -> google.protobuf.Timestamp
+	15, // 64: tutor_memory.v1.RecordCheckReply.episode:type_name -> tutor_memory.v1.Episode
+	9,  // 65: tutor_memory.v1.RecordCheckReply.routing:type_name -> tutor_memory.v1.TopicRouting
+	58, // 66: tutor_memory.v1.RecordCheckReply.belief:type_name -> tutor_memory.v1.Belief
+	58, // 67: tutor_memory.v1.BeliefHistory.rows:type_name -> tutor_memory.v1.Belief
+	61, // 68: tutor_memory.v1.GetBeliefHistoryReply.histories:type_name -> tutor_memory.v1.BeliefHistory
+	65, // 69: tutor_memory.v1.Calibration.bins:type_name -> tutor_memory.v1.CalibrationBin
+	58, // 70: tutor_memory.v1.GetReportReply.beliefs:type_name -> tutor_memory.v1.Belief
+	15, // 71: tutor_memory.v1.GetReportReply.unanswered:type_name -> tutor_memory.v1.Episode
+	66, // 72: tutor_memory.v1.GetReportReply.calibration:type_name -> tutor_memory.v1.Calibration
+	74, // 73: tutor_memory.v1.ConsolidateRequest.now:type_name -> google.protobuf.Timestamp
+	74, // 74: tutor_memory.v1.ErasureRecord.erased_at:type_name -> google.protobuf.Timestamp
+	72, // 75: tutor_memory.v1.ForgetStudentReply.erasure:type_name -> tutor_memory.v1.ErasureRecord
+	16, // 76: tutor_memory.v1.Memory.AppendEpisode:input_type -> tutor_memory.v1.AppendEpisodeRequest
+	18, // 77: tutor_memory.v1.Memory.IngestEpisodes:input_type -> tutor_memory.v1.IngestEpisodesRequest
+	21, // 78: tutor_memory.v1.Memory.ListEpisodes:input_type -> tutor_memory.v1.ListEpisodesRequest
+	25, // 79: tutor_memory.v1.Memory.VerifyChain:input_type -> tutor_memory.v1.VerifyChainRequest
+	27, // 80: tutor_memory.v1.Memory.Checkpoint:input_type -> tutor_memory.v1.CheckpointRequest
+	29, // 81: tutor_memory.v1.Memory.BuildBlock:input_type -> tutor_memory.v1.BuildBlockRequest
+	36, // 82: tutor_memory.v1.Memory.AnnotateAnswer:input_type -> tutor_memory.v1.AnnotateAnswerRequest
+	40, // 83: tutor_memory.v1.Memory.IngestFile:input_type -> tutor_memory.v1.IngestFileRequest
+	43, // 84: tutor_memory.v1.Memory.RemoveFile:input_type -> tutor_memory.v1.RemoveFileRequest
+	47, // 85: tutor_memory.v1.Memory.SearchPassages:input_type -> tutor_memory.v1.SearchPassagesRequest
+	52, // 86: tutor_memory.v1.Memory.GetMap:input_type -> tutor_memory.v1.GetMapRequest
+	55, // 87: tutor_memory.v1.Memory.Teach:input_type -> tutor_memory.v1.TeachRequest
+	57, // 88: tutor_memory.v1.Memory.RecordCheck:input_type -> tutor_memory.v1.RecordCheckRequest
+	60, // 89: tutor_memory.v1.Memory.GetBeliefHistory:input_type -> tutor_memory.v1.GetBeliefHistoryRequest
+	63, // 90: tutor_memory.v1.Memory.Rederive:input_type -> tutor_memory.v1.RederiveRequest
+	67, // 91: tutor_memory.v1.Memory.GetReport:input_type -> tutor_memory.v1.GetReportRequest
+	69, // 92: tutor_memory.v1.Memory.Consolidate:input_type -> tutor_memory.v1.ConsolidateRequest
+	71, // 93: tutor_memory.v1.Memory.ForgetStudent:input_type -> tutor_memory.v1.ForgetStudentRequest
+	17, // 94: tutor_memory.v1.Memory.AppendEpisode:output_type -> tutor_memory.v1.AppendEpisodeReply
+	20, // 95: tutor_memory.v1.Memory.IngestEpisodes:output_type -> tutor_memory.v1.IngestEpisodesReply
+	22, // 96: tutor_memory.v1.Memory.ListEpisodes:output_type -> tutor_memory.v1.ListEpisodesReply
+	26, // 97: tutor_memory.v1.Memory.VerifyChain:output_type -> tutor_memory.v1.VerifyChainReply
+	28, // 98: tutor_memory.v1.Memory.Checkpoint:output_type -> tutor_memory.v1.CheckpointReply
+	35, // 99: tutor_memory.v1.Memory.BuildBlock:output_type -> tutor_memory.v1.BuildBlockReply
+	38, // 100: tutor_memory.v1.Memory.AnnotateAnswer:output_type -> tutor_memory.v1.AnnotateAnswerReply
+	42, // 101: tutor_memory.v1.Memory.IngestFile:output_type -> tutor_memory.v1.IngestFileReply
+	44, // 102: tutor_memory.v1.Memory.RemoveFile:output_type -> tutor_memory.v1.RemoveFileReply
+	48, // 103: tutor_memory.v1.Memory.SearchPassages:output_type -> tutor_memory.v1.SearchPassagesReply
+	53, // 104: tutor_memory.v1.Memory.GetMap:output_type -> tutor_memory.v1.GetMapReply
+	56, // 105: tutor_memory.v1.Memory.Teach:output_type -> tutor_memory.v1.TeachReply
+	59, // 106: tutor_memory.v1.Memory.RecordCheck:output_type -> tutor_memory.v1.RecordCheckReply
+	62, // 107: tutor_memory.v1.Memory.GetBeliefHistory:output_type -> tutor_memory.v1.GetBeliefHistoryReply
+	64, // 108: tutor_memory.v1.Memory.Rederive:output_type -> tutor_memory.v1.RederiveReply
+	68, // 109: tutor_memory.v1.Memory.GetReport:output_type -> tutor_memory.v1.GetReportReply
+	70, // 110: tutor_memory.v1.Memory.Consolidate:output_type -> tutor_memory.v1.ConsolidateReply
+	73, // 111: tutor_memory.v1.Memory.ForgetStudent:output_type -> tutor_memory.v1.ForgetStudentReply
+	94, // [94:112] is the sub-list for method output_type
+	76, // [76:94] is the sub-list for method input_type
+	76, // [76:76] is the sub-list for extension type_name
+	76, // [76:76] is the sub-list for extension extendee
+	0,  // [0:76] is the sub-list for field type_name
 }
 
 func init() { file_tutor_memory_v1_memory_proto_init() }
@@ -6121,7 +6362,7 @@ func file_tutor_memory_v1_memory_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tutor_memory_v1_memory_proto_rawDesc), len(file_tutor_memory_v1_memory_proto_rawDesc)),
 			NumEnums:      11,
-			NumMessages:   60,
+			NumMessages:   63,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

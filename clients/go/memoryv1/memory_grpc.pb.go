@@ -42,6 +42,7 @@ const (
 	Memory_Rederive_FullMethodName         = "/tutor_memory.v1.Memory/Rederive"
 	Memory_GetReport_FullMethodName        = "/tutor_memory.v1.Memory/GetReport"
 	Memory_Consolidate_FullMethodName      = "/tutor_memory.v1.Memory/Consolidate"
+	Memory_ForgetStudent_FullMethodName    = "/tutor_memory.v1.Memory/ForgetStudent"
 )
 
 // MemoryClient is the client API for Memory service.
@@ -104,6 +105,17 @@ type MemoryClient interface {
 	// a day's late arrivals), belief decay as of each day's end, calibration, citation checks.
 	// Deterministic and exactly once: retries and concurrent runs write each digest once.
 	Consolidate(ctx context.Context, in *ConsolidateRequest, opts ...grpc.CallOption) (*ConsolidateReply, error)
+	// Erases one student of the caller's tenant, in every subject: destroys the key that opens the
+	// words of their episodes (summary, text, concepts, check topic are stored only sealed under
+	// it) and deletes everything derived from those words (recall stems, vectors, file passages and
+	// versions, annotations, beliefs, the nightly self-model, every in-memory cache). The ledger
+	// rows stay, so VerifyChain still verifies every chain (the hashes cover the sealed words) and
+	// says it is erased. Afterwards ListEpisodes is NOT_FOUND, BuildBlock shows no memory of the
+	// student, and writes for the student are FAILED_PRECONDITION. The erasure is recorded (when,
+	// by which caller, how much), with no word of the student. NOT_FOUND for a student with no
+	// episode; a second call changes nothing and returns the first record (already_erased). Needs
+	// a token that may write for this student in every subject.
+	ForgetStudent(ctx context.Context, in *ForgetStudentRequest, opts ...grpc.CallOption) (*ForgetStudentReply, error)
 }
 
 type memoryClient struct {
@@ -287,6 +299,16 @@ func (c *memoryClient) Consolidate(ctx context.Context, in *ConsolidateRequest, 
 	return out, nil
 }
 
+func (c *memoryClient) ForgetStudent(ctx context.Context, in *ForgetStudentRequest, opts ...grpc.CallOption) (*ForgetStudentReply, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ForgetStudentReply)
+	err := c.cc.Invoke(ctx, Memory_ForgetStudent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MemoryServer is the server API for Memory service.
 // All implementations must embed UnimplementedMemoryServer
 // for forward compatibility.
@@ -347,6 +369,17 @@ type MemoryServer interface {
 	// a day's late arrivals), belief decay as of each day's end, calibration, citation checks.
 	// Deterministic and exactly once: retries and concurrent runs write each digest once.
 	Consolidate(context.Context, *ConsolidateRequest) (*ConsolidateReply, error)
+	// Erases one student of the caller's tenant, in every subject: destroys the key that opens the
+	// words of their episodes (summary, text, concepts, check topic are stored only sealed under
+	// it) and deletes everything derived from those words (recall stems, vectors, file passages and
+	// versions, annotations, beliefs, the nightly self-model, every in-memory cache). The ledger
+	// rows stay, so VerifyChain still verifies every chain (the hashes cover the sealed words) and
+	// says it is erased. Afterwards ListEpisodes is NOT_FOUND, BuildBlock shows no memory of the
+	// student, and writes for the student are FAILED_PRECONDITION. The erasure is recorded (when,
+	// by which caller, how much), with no word of the student. NOT_FOUND for a student with no
+	// episode; a second call changes nothing and returns the first record (already_erased). Needs
+	// a token that may write for this student in every subject.
+	ForgetStudent(context.Context, *ForgetStudentRequest) (*ForgetStudentReply, error)
 	mustEmbedUnimplementedMemoryServer()
 }
 
@@ -407,6 +440,9 @@ func (UnimplementedMemoryServer) GetReport(context.Context, *GetReportRequest) (
 }
 func (UnimplementedMemoryServer) Consolidate(context.Context, *ConsolidateRequest) (*ConsolidateReply, error) {
 	return nil, status.Error(codes.Unimplemented, "method Consolidate not implemented")
+}
+func (UnimplementedMemoryServer) ForgetStudent(context.Context, *ForgetStudentRequest) (*ForgetStudentReply, error) {
+	return nil, status.Error(codes.Unimplemented, "method ForgetStudent not implemented")
 }
 func (UnimplementedMemoryServer) mustEmbedUnimplementedMemoryServer() {}
 func (UnimplementedMemoryServer) testEmbeddedByValue()                {}
@@ -724,6 +760,24 @@ func _Memory_Consolidate_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Memory_ForgetStudent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ForgetStudentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MemoryServer).ForgetStudent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Memory_ForgetStudent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MemoryServer).ForgetStudent(ctx, req.(*ForgetStudentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Memory_ServiceDesc is the grpc.ServiceDesc for Memory service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -794,6 +848,10 @@ var Memory_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Consolidate",
 			Handler:    _Memory_Consolidate_Handler,
+		},
+		{
+			MethodName: "ForgetStudent",
+			Handler:    _Memory_ForgetStudent_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

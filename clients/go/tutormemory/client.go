@@ -142,6 +142,15 @@ func (c *Client) Checkpoint(ctx context.Context, studentID, subjectID string) (*
 	return reply.GetCheckpoint(), err
 }
 
+// ForgetStudent erases the student in every subject (the right to be forgotten). Retried: a
+// second call changes nothing and says AlreadyErased.
+func (c *Client) ForgetStudent(ctx context.Context, studentID string, allowPlaintextHistory bool) (*memoryv1.ForgetStudentReply, error) {
+	request := &memoryv1.ForgetStudentRequest{StudentId: studentID, AllowPlaintextHistory: allowPlaintextHistory}
+	return do(ctx, c.policy, true, func(ctx context.Context) (*memoryv1.ForgetStudentReply, error) {
+		return c.stub.ForgetStudent(ctx, request)
+	})
+}
+
 // BuildBlock returns the memory block for one chat turn. It only reads, so it is retried on
 // UNAVAILABLE; give ctx a short deadline: a late block should be skipped, not awaited (SPEC R6.1).
 func (c *Client) BuildBlock(ctx context.Context, request *memoryv1.BuildBlockRequest) (*memoryv1.BuildBlockReply, error) {

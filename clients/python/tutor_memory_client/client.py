@@ -157,6 +157,22 @@ class MemoryClient:
         )
         return reply
 
+    def forget_student(
+        self, student_id: str, *, allow_plaintext_history: bool = False
+    ) -> pb.ForgetStudentReply:
+        """Erases the student in every subject (the right to be forgotten). Retried: a second
+        call changes nothing and says already_erased."""
+        request = pb.ForgetStudentRequest(
+            student_id=student_id, allow_plaintext_history=allow_plaintext_history
+        )
+        reply: pb.ForgetStudentReply = self._call(
+            lambda: self.stub.ForgetStudent(
+                request, timeout=self._timeout, metadata=self._metadata
+            ),
+            retry=True,
+        )
+        return reply
+
     def build_block(
         self,
         student_id: str,

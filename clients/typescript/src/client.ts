@@ -23,6 +23,8 @@ import {
   type CheckpointReply,
   CheckpointRequest,
   type Episode,
+  type ForgetStudentReply,
+  ForgetStudentRequest,
   type IngestEpisodesReply,
   type ListEpisodesReply,
   ListEpisodesRequest,
@@ -173,6 +175,17 @@ export class MemoryClient {
       ),
     );
     return reply.checkpoint;
+  }
+
+  /** Erases the student in every subject (the right to be forgotten). Retried: a second call
+   * changes nothing and says alreadyErased. */
+  forgetStudent(studentId: string, allowPlaintextHistory = false, options: CallOptions = {}): Promise<ForgetStudentReply> {
+    const request = ForgetStudentRequest.fromPartial({ studentId, allowPlaintextHistory });
+    return withRetry(this.policy, true, () =>
+      settle<ForgetStudentReply>((done) =>
+        this.stub.forgetStudent(request, this.metadata(), this.attemptOptions(options), done),
+      ),
+    );
   }
 
   /** The memory block for one chat turn. It only reads, so it is retried on UNAVAILABLE; give it

@@ -43,6 +43,8 @@ RPC_POLICIES: dict[str, RpcPolicy] = {
     "Rederive": RpcPolicy(WRITE),
     "GetReport": RpcPolicy(READ),
     "Consolidate": RpcPolicy(WRITE),
+    # Erasure writes (it deletes, and records itself) and covers every subject of the student.
+    "ForgetStudent": RpcPolicy(WRITE),
 }
 
 
@@ -62,6 +64,9 @@ def named_chains(request: Any) -> Iterator[Named]:
         subject: str = request.subject_id if "subject_id" in fields else ""
         if descriptor.name == "ConsolidateRequest":
             yield Named(student or None, subject or None)
+        elif "subject_id" not in fields:
+            # A call about a student as a whole (ForgetStudent) covers every subject of theirs.
+            yield Named(student, None)
         else:
             yield Named(student, subject)
     else:

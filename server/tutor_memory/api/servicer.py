@@ -233,6 +233,18 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         chain = _chain(request.student_id, request.subject_id)
         return beliefs_pb.report_reply(await self._s.reporter.report(chain, now_us()))
 
+    async def ForgetStudent(
+        self, request: pb.ForgetStudentRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetStudentReply:
+        caller = current_caller()
+        outcome = await self._s.eraser.forget(
+            caller.tenant,
+            request.student_id,
+            by=caller.name,
+            allow_plaintext_history=request.allow_plaintext_history,
+        )
+        return episodes_pb.forget_reply(outcome)
+
     async def Consolidate(
         self, request: pb.ConsolidateRequest, context: grpc.aio.ServicerContext
     ) -> pb.ConsolidateReply:

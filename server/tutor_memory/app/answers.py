@@ -66,6 +66,11 @@ class AnswerTracer:
         # reading every passage of a course again on each turn would cost more than tracing.
         self._words: LruCache[int, set[str]] = LruCache(PASSAGE_WORDS_CACHE)
 
+    def forget(self, chain: ChainKey) -> None:
+        """A student was erased: their passages' words go (the cache is by passage id, not by
+        chain, so all of it goes; it refills as answers are traced)."""
+        self._words.clear()
+
     def _passage_words(self, passage: StoredPassage) -> set[str]:
         found = self._words.get(passage.passage_id)
         if found is None:

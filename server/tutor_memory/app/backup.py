@@ -14,6 +14,13 @@ Nothing else in the data directory is server state (`-wal` and `-shm` are SQLite
 files, folded into the copy); other files found there are named in the backup's report and left
 out. The tokens file and the model live outside the data directory and are not part of it.
 
+The master key (`store.masterkey`) is never part of a backup, even when it sits in the data
+directory as `master.key` (the development default): a backup is the file that gets copied most,
+and one that carried the key that opens it would give every student's words to whoever holds a
+copy. The backup holds the data keys wrapped; keep the master key apart (it is needed to read the
+restored words, not to verify the chains). `restore --master-key-file` checks that the key opens
+every data key of the backup before the directory is put in place.
+
 A backup is written to `OUT.partial` and renamed when complete; the partial file is opened
 first, so an unwritable destination fails before anything is copied. A restore extracts into a
 fresh folder beside the target, checks every file's hash, verifies every chain and compares it
@@ -39,7 +46,10 @@ from typing import IO, Any
 
 from tutor_memory.app.config import DATABASE_FILE_NAME
 from tutor_memory.domain.chain import verify_chain
+from tutor_memory.domain.errors import TutorMemoryError
+from tutor_memory.domain.sealing import MasterKey
 from tutor_memory.store.keyfile import KEY_FILE_NAME
+from tutor_memory.store.masterkey import MASTER_KEY_FILE_NAME
 from tutor_memory.store.sqlite.snapshot import ChainHead, chain_heads, copy_database
 from tutor_memory.store.sqlite.store import SqliteStore
 
@@ -64,6 +74,8 @@ class BackupReport:
     bytes: int
     # Files in the data directory that are not server state, left out.
     skipped: tuple[str, ...]
+    # The data directory holds the master key (master.key), which a backup never takes.
+    master_key_left_out: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +83,8 @@ class RestoreReport:
     data_dir: Path
     chains: int
     episodes: int
+    # Data keys the given master key opened; None when no master key was given.
+    data_keys_checked: int | None = None
 
 
 def _sha256(path: Path) -> str:
@@ -128,7 +142,8 @@ def backup(data_dir: Path, out: Path) -> BackupReport:
         len(heads),
         sum(h.length for h in heads),
         out.stat().st_size,
-        _left_out(data_dir),
+        tuple(n for n in _left_out(data_dir) if n != MASTER_KEY_FILE_NAME),
+        (data_dir / MASTER_KEY_FILE_NAME).exists(),
     )
 
 
@@ -184,7 +199,7 @@ def _fsync_dir(path: Path) -> None:
 # -- restore -------------------------------------------------------------------------------------
 
 
-def restore(archive: Path, data_dir: Path) -> RestoreReport:
+def restore(archive: Path, data_dir: Path, master: MasterKey | None = None) -> RestoreReport:
     if data_dir.exists() and (not data_dir.is_dir() or any(data_dir.iterdir())):
         raise BackupError(f"{data_dir} is not an empty directory; a restore never overwrites data")
     if not archive.is_file():
@@ -195,7 +210,7 @@ def restore(archive: Path, data_dir: Path) -> RestoreReport:
     try:
         staging.chmod(0o700)
         manifest = _extract(archive, staging)
-        report = _verify(staging, manifest, data_dir)
+        report = _verify(staging, manifest, data_dir, master)
         if data_dir.exists():
             data_dir.rmdir()
         staging.rename(data_dir)
@@ -264,15 +279,24 @@ def _member(tar: tarfile.TarFile, name: str, archive: Path) -> Iterator[IO[bytes
         yield f
 
 
-def _verify(staging: Path, manifest: dict[str, Any], data_dir: Path) -> RestoreReport:
-    """Every chain of the restored database verifies and matches the manifest."""
+def _verify(
+    staging: Path, manifest: dict[str, Any], data_dir: Path, master: MasterKey | None
+) -> RestoreReport:
+    """Every chain of the restored database verifies and matches the manifest, and `master`
+    (when given) opens every data key."""
     expected = {
         (c["tenant"], c["student"], c["subject"]): (int(c["length"]), str(c["head"]))
         for c in manifest.get("chains", [])
     }
-    store = SqliteStore(staging / DATABASE_FILE_NAME)
+    store = SqliteStore(staging / DATABASE_FILE_NAME, master)
     episodes = 0
+    checked = None
     try:
+        if master is not None:
+            try:
+                checked = store.check_data_keys()
+            except TutorMemoryError as exc:
+                raise BackupError(f"the master key given does not open the backup: {exc}") from exc
         chains = store.chains()
         for chain in chains:
             result = verify_chain(store.iter_links(chain))
@@ -291,4 +315,4 @@ def _verify(staging: Path, manifest: dict[str, Any], data_dir: Path) -> RestoreR
         store.close()
     if expected:
         raise BackupError(f"the manifest lists chains the database lacks: {sorted(expected)[:3]}")
-    return RestoreReport(data_dir, len(chains), episodes)
+    return RestoreReport(data_dir, len(chains), episodes, checked)

@@ -103,6 +103,10 @@ class BeliefKeeper:
         # Each chain's checks grouped by concept, advanced check by check (see _groups_in).
         self._groups: LruCache[ChainKey, CheckGroups] = LruCache(CHAIN_CACHE_SIZE)
 
+    def forget(self, chain: ChainKey) -> None:
+        """Drops the chain's grouped checks (its student was erased)."""
+        self._groups.pop(chain)
+
     async def _chain_map(self, chain: ChainKey) -> ChainMap:
         return await self._executors.run(self._executors.readers, self._maps.get, chain)
 

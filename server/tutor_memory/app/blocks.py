@@ -23,6 +23,7 @@ import numpy.typing as npt
 from tutor_memory.app.caches import LruCache
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.telemetry import Telemetry
+from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.honesty.citations import BLOCK_NOTE
 from tutor_memory.domain.recall import block_text
@@ -133,6 +134,11 @@ class BlockBuilder:
         self._sources = sources
         # Token counts of the block's fixed frame (everything but memories, beliefs and map).
         self._frame_tokens: LruCache[str, int] = LruCache(FRAME_CACHE_SIZE)
+
+    def forget(self, chain: ChainKey) -> None:
+        """A student was erased: the frames counted may hold their queries, so all go (they
+        are recounted once each)."""
+        self._frame_tokens.clear()
 
     def build(self, req: BlockRequest, *, explain: bool = False) -> Block:
         """The block; with `explain`, ranked by the Python twin of the core with the reasons of

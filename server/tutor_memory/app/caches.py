@@ -57,6 +57,11 @@ class LruCache(Generic[K, V]):
         with self._lock:
             self._items.pop(key, None)
 
+    def clear(self) -> None:
+        """Drops every entry (not counted as evictions)."""
+        with self._lock:
+            self._items.clear()
+
 
 class ChainCache(Generic[T]):
     """Each chain's derived data, loaded by `load` on first use and kept until `invalidate`."""

@@ -24,6 +24,8 @@ class Change(enum.Flag):
     TEACHING = enum.auto()  # new taught notes
     BELIEFS = enum.auto()  # belief rows inserted, superseded or retired
     FILES = enum.auto()  # a file version added or removed
+    # The chain's student was erased: every cache drops whatever it holds of the chain.
+    ERASED = enum.auto()
 
 
 Listener = Callable[[ChainKey], None]

@@ -12,6 +12,7 @@ import enum
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from tutor_memory.app.beliefs import BeliefKeeper
 from tutor_memory.app.executors import Executors
@@ -19,12 +20,13 @@ from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.domain.annotations import AnnotationKind
 from tutor_memory.domain.chain import Verification, verify_chain
-from tutor_memory.domain.clock import now_us
+from tutor_memory.domain.clock import now_us, us_to_datetime
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
-from tutor_memory.domain.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from tutor_memory.domain.erasure import Erasure
+from tutor_memory.domain.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from tutor_memory.domain.limits import MAX_CLIENT_KEY_CHARS
 from tutor_memory.domain.signing import ServerKey, SignedCheckpoint
-from tutor_memory.store.protocols import AppendOutcome, AppendStatus, EpisodeReads
+from tutor_memory.store.protocols import AppendOutcome, AppendStatus, EpisodeReads, ErasureReads
 
 # The client key of the taught note a keyed question creates: the question's key and this.
 TAUGHT_KEY_SUFFIX = ":taught"
@@ -37,10 +39,26 @@ class CheckpointStatus(enum.Enum):
     TRUNCATED = "truncated"
 
 
+class EpisodeLog(EpisodeReads, ErasureReads, Protocol):
+    """What the episode use cases read: the log, and who was erased."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChainReport:
     verification: Verification
     checkpoint_status: CheckpointStatus | None
+    # Set when the chain's student was erased: the chain verifies over the sealed words, which
+    # no longer open.
+    erasure: Erasure | None = None
+
+
+def erased_student(erasure: Erasure) -> NotFound:
+    """What a read of an erased student's episodes gets."""
+    when = us_to_datetime(erasure.erased_at_us).isoformat(timespec="seconds")
+    return NotFound(
+        f"student_id {erasure.student!r} was erased at {when}: no episode of theirs can be read "
+        "(VerifyChain still verifies their chains)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +102,7 @@ class Episodes:
     def __init__(
         self,
         ledger: Ledger,
-        store: EpisodeReads,
+        store: EpisodeLog,
         key: ServerKey,
         beliefs: BeliefKeeper,
         teacher: Teacher,
@@ -148,6 +166,9 @@ class Episodes:
             and occurred_to_us <= occurred_from_us
         ):
             raise InvalidArgument("occurred_to", "must be later than occurred_from")
+        erasure = self._store.erasure_of(chain.tenant, chain.student)
+        if erasure is not None:
+            raise erased_student(erasure)
         # One row more than the page tells whether another page follows.
         rows = await self._executors.run(
             self._executors.readers,
@@ -165,7 +186,12 @@ class Episodes:
         """The tenant's chains that hold at least one episode, by student then subject."""
         chains = await self._executors.run(self._executors.readers, self._store.chains)
         return sorted(
-            (c for c in chains if c.tenant == tenant), key=lambda c: (c.student, c.subject)
+            (
+                c
+                for c in chains
+                if c.tenant == tenant and self._store.erasure_of(c.tenant, c.student) is None
+            ),
+            key=lambda c: (c.student, c.subject),
         )
 
     async def notes(
@@ -198,7 +224,8 @@ class Episodes:
         status = None
         if checkpoint is not None:
             status = self._checkpoint_status(chain, checkpoint, verification)
-        return ChainReport(verification, status)
+        erasure = self._store.erasure_of(chain.tenant, chain.student)
+        return ChainReport(verification, status, erasure)
 
     def _checkpoint_status(
         self, chain: ChainKey, checkpoint: SignedCheckpoint, verification: Verification

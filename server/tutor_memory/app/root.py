@@ -20,6 +20,7 @@ from tutor_memory.app.caches import ChainCache
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.app.episodes import Episodes
+from tutor_memory.app.erasure import Eraser
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.files import FileIngest, passage_cache
 from tutor_memory.app.ingest import BatchIngest
@@ -88,6 +89,7 @@ class Services:
     ledger: Ledger
     telemetry: Telemetry
     quotas: Quotas
+    eraser: Eraser
 
     def close(self) -> None:
         """Waits for the work handed to the pools, then closes the store."""
@@ -139,24 +141,23 @@ def build_services(
     current_beliefs: ChainCache[list[BeliefRow]] = ChainCache(store.current_beliefs)
     passages = passage_cache(store, embedder.model_id)
     # Every cache of derived data, with the changes that make it stale.
-    changes.subscribe(Change.FILES | Change.TEACHING | Change.CONFIRMATIONS, maps.invalidate)
-    changes.subscribe(Change.BELIEFS, current_beliefs.invalidate)
-    changes.subscribe(Change.FILES, passages.invalidate)
+    changes.subscribe(
+        Change.FILES | Change.TEACHING | Change.CONFIRMATIONS | Change.ERASED, maps.invalidate
+    )
+    changes.subscribe(Change.BELIEFS | Change.ERASED, current_beliefs.invalidate)
+    changes.subscribe(Change.FILES | Change.ERASED, passages.invalidate)
 
     # Block ids carry what their block showed, sealed under a secret of the server's key.
     block_ids = BlockIds(key.secret_for(BLOCK_ID_PURPOSE))
     beliefs = BeliefKeeper(ledger, store, maps, executors)
     teacher = Teacher(ledger, maps, executors)
-    builder = BlockBuilder(
-        store,
-        embedder,
-        vectors,
-        tables,
-        counter,
-        executors,
-        block_ids,
-        CachedSources(current_beliefs, maps, counter),
-    )
+    sources = CachedSources(current_beliefs, maps, counter)
+    builder = BlockBuilder(store, embedder, vectors, tables, counter, executors, block_ids, sources)
+    answers = AnswerTracer(ledger, store, passages, block_ids, executors)
+    # Caches that are not per-chain ChainCaches, dropped when a student is erased (the vector
+    # index and the recall tables are dropped by the Eraser itself).
+    for forget in (beliefs.forget, sources.forget, answers.forget, builder.forget):
+        changes.subscribe(Change.ERASED, forget)
     # Stored episodes per tenant, for the quotas: counted from the store at start
     # (`Quotas.set_episode_counts`), then by every commit.
     quotas = quotas or Quotas()
@@ -171,7 +172,7 @@ def build_services(
         beliefs=beliefs,
         reporter=Reporter(store, maps, executors),
         nightly=NightlyCycle(ledger, store, maps, executors, telemetry),
-        answers=AnswerTracer(ledger, store, passages, block_ids, executors),
+        answers=answers,
         maps=maps,
         store=store,
         embedder=embedder,
@@ -184,6 +185,7 @@ def build_services(
         ledger=ledger,
         telemetry=telemetry,
         quotas=quotas,
+        eraser=Eraser(store, vectors, tables, changes, executors),
     )
 
 

@@ -32,6 +32,11 @@ class CachedSources:
         )
         self._map_views: LruCache[ChainKey, tuple[ChainMap, MapView]] = LruCache(CHAIN_CACHE_SIZE)
 
+    def forget(self, chain: ChainKey) -> None:
+        """Drops the chain's views (its student was erased)."""
+        self._belief_views.pop(chain)
+        self._map_views.pop(chain)
+
     def belief_view(self, chain: ChainKey) -> BeliefView:
         rows = self._beliefs.get(chain)
         return _view_of(self._belief_views, chain, rows, lambda: belief_view(rows, self._counter))

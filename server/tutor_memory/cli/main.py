@@ -1,5 +1,5 @@
 """`tutor-memory serve | fetch-model | verify | token new | backup | restore | ingest |
-consolidate`."""
+consolidate | forget | master-key new | rotate-master-key`."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from tutor_memory.app.config import (
     DEFAULT_READINESS_PROBE_SECONDS,
     ServerConfig,
 )
+from tutor_memory.cli import erasure as cli_erasure
 from tutor_memory.cli import operations as cli_ops
 from tutor_memory.domain.errors import InvalidArgument
 from tutor_memory.domain.limits import check_identifier
@@ -41,6 +42,12 @@ def _parser() -> argparse.ArgumentParser:
         "--tokens", type=Path, help="tokens file (TOML); without it: development mode, loopback"
     )
     serve.add_argument("--model-dir", type=Path, help="where the embedding model was fetched")
+    serve.add_argument(
+        "--master-key-file",
+        type=Path,
+        help="the master key wrapping the students' data keys (default: "
+        "$TUTOR_MEMORY_MASTER_KEY_FILE, $TUTOR_MEMORY_MASTER_KEY, else DATA/master.key)",
+    )
     serve.add_argument("--tls-cert", type=Path, help="PEM certificate chain (with --tls-key)")
     serve.add_argument("--tls-key", type=Path, help="PEM private key (with --tls-cert)")
     serve.add_argument(
@@ -102,7 +109,13 @@ def _parser() -> argparse.ArgumentParser:
     restore = sub.add_parser("restore", help="bring a backup back into a new data directory")
     restore.add_argument("--from", dest="source", type=Path, required=True, help="backup file")
     restore.add_argument("--data", type=Path, required=True, help="an empty or new directory")
+    restore.add_argument(
+        "--master-key-file",
+        type=Path,
+        help="check that this master key opens every data key of the backup before restoring",
+    )
     cli_ops.add_commands(sub)
+    cli_erasure.add_commands(sub)
     return parser
 
 
@@ -121,11 +134,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "backup":
         return _backup(args.data, args.out)
     if args.command == "restore":
-        return _restore(args.source, args.data)
+        return _restore(args.source, args.data, args.master_key_file)
     if args.command == "ingest":
         return cli_ops.ingest(args)
     if args.command == "consolidate":
         return cli_ops.consolidate(args)
+    if args.command == "forget":
+        return cli_erasure.forget(args)
+    if args.command == "master-key":
+        return cli_erasure.master_key_new(args)
+    if args.command == "rotate-master-key":
+        return cli_erasure.rotate_master_key(args)
     raise AssertionError(args.command)
 
 
@@ -146,6 +165,7 @@ def _serve(args: argparse.Namespace) -> int:
         block_cap_seconds=args.block_cap_seconds,
         metrics_listen=args.metrics_listen,
         readiness_probe_seconds=args.readiness_probe_seconds,
+        master_key_file=args.master_key_file,
     )
     alongside = None
     if args.console_listen:
@@ -177,8 +197,12 @@ def _verify(data_dir: Path) -> int:
         for chain in store.chains():
             result = verify_chain(store.iter_links(chain))
             name = f"{chain.tenant}/{chain.student}/{chain.subject}"
+            erased = " (student erased)" if store.erasure_of(chain.tenant, chain.student) else ""
             if result.first_break is None:
-                print(f"ok      {name}: {result.length} episodes, head {result.head_hash.hex()}")
+                print(
+                    f"ok      {name}: {result.length} episodes, head "
+                    f"{result.head_hash.hex()}{erased}"
+                )
             else:
                 broken += 1
                 b = result.first_break
@@ -231,14 +255,25 @@ def _backup(data_dir: Path, out: Path) -> int:
     )
     for name in report.skipped:
         print(f"not server state, left out: {data_dir / name}", file=sys.stderr)
+    if report.master_key_left_out:
+        print(
+            f"the master key {data_dir / 'master.key'} is never put in a backup: keep a copy of "
+            "it apart from the backup; the restored words open only with it",
+            file=sys.stderr,
+        )
     return 0
 
 
-def _restore(source: Path, data_dir: Path) -> int:
+def _restore(source: Path, data_dir: Path, master_key_file: Path | None) -> int:
     from tutor_memory.app.backup import BackupError, restore
+    from tutor_memory.store.masterkey import MasterKeyError, read_master_key_file
 
     try:
-        report = restore(source, data_dir)
+        master = None if master_key_file is None else read_master_key_file(master_key_file)
+        report = restore(source, data_dir, master)
+    except MasterKeyError as exc:
+        print(f"restore failed: {exc}", file=sys.stderr)
+        return 2
     except BackupError as exc:
         print(f"restore failed: {exc}", file=sys.stderr)
         return 2
@@ -246,4 +281,11 @@ def _restore(source: Path, data_dir: Path) -> int:
         f"restored into {report.data_dir}: {report.chains} chains, {report.episodes} episodes, "
         "every chain verifies"
     )
+    if report.data_keys_checked is None:
+        print(
+            "no --master-key-file given: the students' data keys were not checked; start the "
+            "server with the master key the backup's server used"
+        )
+    else:
+        print(f"the master key opens all {report.data_keys_checked} data keys")
     return 0

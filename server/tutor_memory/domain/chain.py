@@ -3,7 +3,10 @@
 Each episode stores the hash of the previous episode of its chain and its own hash, SHA-256 over a
 canonical, length-prefixed encoding of every stored field (computed by the Rust core; the encoding
 is documented in `_core.pyi`). Recomputing the chain from the rows shows any later edit, removal or
-reordering as a break. This is tamper *evidence*, not prevention: someone with write access to the
+reordering as a break. An episode written since sealing (domain/sealing.py) is hashed as its row
+is stored: its word columns empty and the ciphertext of its words beside them (encoding v2), so a
+chain verifies from the stored rows alone, with no key, before and after its student's erasure.
+This is tamper *evidence*, not prevention: someone with write access to the
 database can rewrite history and re-hash it, and only a checkpoint kept outside the database (see
 `signing.py`) proves that happened.
 """
@@ -29,7 +32,9 @@ microseconds) negligible next to hashing the chunk."""
 
 
 def recompute(ep: StoredEpisode, prev_hash: bytes) -> bytes:
-    """The hash `ep` should have if it follows `prev_hash` (its own stored hash is not read)."""
+    """The hash `ep` should have if it follows `prev_hash` (its own stored hash is not read).
+    A sealed episode is hashed as stored: pass it as the store's `iter_links` reads it, not with
+    its words opened."""
     return _core.episode_hash(prev_hash, ep)
 
 

@@ -205,6 +205,12 @@ class RecallTables:
     def get(self, chain: ChainKey) -> ChainTable | None:
         return self._tables.get(chain)
 
+    def drop(self, chain: ChainKey) -> None:
+        """Forgets the chain's table (its student was erased)."""
+        with self._lock:
+            self._tables.pop(chain, None)
+            self._measured.pop(chain, None)
+
     def __len__(self) -> int:
         """Chains held."""
         return len(self._tables)

@@ -151,6 +151,12 @@ class VectorIndex:
         keep = ids[0] >= 0
         return ids[0][keep].astype(np.int64), scores[0][keep]
 
+    def drop(self, chain: ChainKey) -> None:
+        """Forgets the chain's vectors (its student was erased). A graph still being built for
+        it finishes into the dropped entry, which nothing reads."""
+        with self._create_lock:
+            self._chains.pop(chain, None)
+
     def count(self, chain: ChainKey) -> int:
         entry = self._chains.get(chain)
         return 0 if entry is None else int(entry.index.ntotal)

@@ -148,15 +148,14 @@ def episode_hash(prev_hash: bytes, episode: _Episode) -> bytes:
     18. ``quiz.correct``, 19. ``quiz.total``, each ``u32`` (both 0 when ``quiz`` is ``None``)
     20. ``client_key``, a str
 
-    A *sealed* episode (``sealed`` is ``bytes``: the ciphertext of what a person wrote, see
-    ``tutor_memory.domain.sealing``) is hashed with the domain tag ``"tutor-memory/episode/v2"``
-    and the same fields in the same order, except that fields 8-10 (``summary``, ``text``,
-    ``concepts``) are replaced by ``sealed`` (length-prefixed like a str) and field 16
-    (``check.topic``) is left out. Its words are then covered by the ciphertext, which
-    authenticates them, and the hash still holds once the key that opens the ciphertext is
-    destroyed (erasure) and the words read as empty. The words are still read and checked for
-    lone surrogates, as for v1. ``sealed`` may be absent from the object: then, or when it is
-    ``None``, the episode is plaintext and hashed as v1.
+    A *sealed* episode (``sealed`` is ``bytes``: the ciphertext of the words a person wrote, see
+    ``tutor_memory.domain.sealing``) is hashed as the row is stored: the domain tag
+    ``"tutor-memory/episode/v2"``, fields 2-20 exactly as above (its word fields as stored, which
+    are empty: ``summary``, ``text``, ``concepts``, ``check.topic``), then 21. ``sealed``,
+    length-prefixed like a str. The ciphertext authenticates the words it holds, so the hash
+    needs nothing else of them, and it still holds once the key that opens them is destroyed
+    (erasure). ``sealed`` may be absent from the object: then, or when it is ``None``, the
+    episode is plaintext and hashed as v1.
 
     Length prefixes make the encoding injective: moving text from ``summary`` to ``text``, or
     splitting one concept in two, changes the digest.

@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EPISODE_DOMAIN_TAG",
-    "SEALED_EPISODE_DOMAIN_TAG",
     "GENESIS_HASH",
     "HASH_LEN",
+    "SEALED_EPISODE_DOMAIN_TAG",
     "CandidateTrace",
     "ChainWalk",
     "LinkBreak",
@@ -345,23 +345,16 @@ def _content(a: _EpisodeAttrs) -> list[bytes]:
         total = _in_range("quiz.total", a.quiz[1], 0, _U32_MAX)
     client_key = _utf8("client_key", a.client_key)
 
-    # A sealed episode (v2) hashes its ciphertext where v1 hashes the words, and no topic.
-    if a.sealed is None:
-        words = [
-            _length_prefixed("summary", summary),
-            _length_prefixed("text", text),
-            _count("concepts", len(concepts)),
-            *(_length_prefixed("concepts", c) for c in concepts),
-        ]
-    else:
-        words = [_length_prefixed("sealed", a.sealed)]
     parts = [
         _length_prefixed("chain.tenant", tenant),
         _length_prefixed("chain.student", student),
         _length_prefixed("chain.subject", subject),
         struct.pack(">Q", seq),
         _length_prefixed("kind", kind),
-        *words,
+        _length_prefixed("summary", summary),
+        _length_prefixed("text", text),
+        _count("concepts", len(concepts)),
+        *(_length_prefixed("concepts", c) for c in concepts),
         struct.pack(">d", salience),
         struct.pack(">q", occurred),
         struct.pack(">q", recorded),
@@ -375,12 +368,15 @@ def _content(a: _EpisodeAttrs) -> list[bytes]:
         ]
     parts += [
         _length_prefixed("check.outcome", outcome),
-        *([_length_prefixed("check.topic", topic)] if a.sealed is None else []),
+        _length_prefixed("check.topic", topic),
         b"\x00" if mastery is None else b"\x01" + struct.pack(">d", mastery),
         struct.pack(">I", correct),
         struct.pack(">I", total),
         _length_prefixed("client_key", client_key),
     ]
+    # A sealed episode (v2, its own tag): the row as stored, then the ciphertext of its words.
+    if a.sealed is not None:
+        parts.append(_length_prefixed("sealed", a.sealed))
     return parts
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import logging
 import os
 from collections.abc import Mapping
@@ -50,13 +51,20 @@ def new_master_key_text() -> str:
 
 
 def write_master_key_file(path: Path, text: str | None = None) -> None:
-    """Writes a key file (mode 0600); never overwrites one."""
+    """Writes a key file (mode 0600); never overwrites one (FileExistsError). The key is written
+    whole under a name of its own and linked into place, so a process that finds the file never
+    reads it half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text or new_master_key_text())
-        f.flush()
-        os.fsync(f.fileno())
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text or new_master_key_text())
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def read_master_key_file(path: Path) -> MasterKey:
@@ -85,9 +93,7 @@ def load_master_key(
             "the master key elsewhere and pass --master-key-file (README: Operating)",
             default,
         )
-        try:
+        # Another server started on the same directory at the same moment may write it first.
+        with contextlib.suppress(FileExistsError):
             write_master_key_file(default)
-        except FileExistsError:
-            # Another server started on the same directory at the same moment wrote it first.
-            pass
     return read_master_key_file(default)

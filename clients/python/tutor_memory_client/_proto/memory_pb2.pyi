@@ -374,18 +374,22 @@ class VerifyChainRequest(_message.Message):
     def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., checkpoint: _Optional[_Union[SignedCheckpoint, _Mapping]] = ...) -> None: ...
 
 class VerifyChainReply(_message.Message):
-    __slots__ = ("ok", "length", "head_hash", "first_break", "checkpoint_status")
+    __slots__ = ("ok", "length", "head_hash", "first_break", "checkpoint_status", "erased", "erasure")
     OK_FIELD_NUMBER: _ClassVar[int]
     LENGTH_FIELD_NUMBER: _ClassVar[int]
     HEAD_HASH_FIELD_NUMBER: _ClassVar[int]
     FIRST_BREAK_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_STATUS_FIELD_NUMBER: _ClassVar[int]
+    ERASED_FIELD_NUMBER: _ClassVar[int]
+    ERASURE_FIELD_NUMBER: _ClassVar[int]
     ok: bool
     length: int
     head_hash: bytes
     first_break: ChainBreak
     checkpoint_status: CheckpointStatus
-    def __init__(self, ok: _Optional[bool] = ..., length: _Optional[int] = ..., head_hash: _Optional[bytes] = ..., first_break: _Optional[_Union[ChainBreak, _Mapping]] = ..., checkpoint_status: _Optional[_Union[CheckpointStatus, str]] = ...) -> None: ...
+    erased: bool
+    erasure: ErasureRecord
+    def __init__(self, ok: _Optional[bool] = ..., length: _Optional[int] = ..., head_hash: _Optional[bytes] = ..., first_break: _Optional[_Union[ChainBreak, _Mapping]] = ..., checkpoint_status: _Optional[_Union[CheckpointStatus, str]] = ..., erased: _Optional[bool] = ..., erasure: _Optional[_Union[ErasureRecord, _Mapping]] = ...) -> None: ...
 
 class CheckpointRequest(_message.Message):
     __slots__ = ("student_id", "subject_id")
@@ -992,3 +996,35 @@ class ConsolidateReply(_message.Message):
     citations_changed: int
     chains_already_done: int
     def __init__(self, chains_active: _Optional[int] = ..., consolidation_episodes: _Optional[int] = ..., beliefs_decayed: _Optional[int] = ..., citations_verified: _Optional[int] = ..., citations_changed: _Optional[int] = ..., chains_already_done: _Optional[int] = ...) -> None: ...
+
+class ForgetStudentRequest(_message.Message):
+    __slots__ = ("student_id", "allow_plaintext_history")
+    STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_PLAINTEXT_HISTORY_FIELD_NUMBER: _ClassVar[int]
+    student_id: str
+    allow_plaintext_history: bool
+    def __init__(self, student_id: _Optional[str] = ..., allow_plaintext_history: _Optional[bool] = ...) -> None: ...
+
+class ErasureRecord(_message.Message):
+    __slots__ = ("erased_at", "erased_by", "chains", "episodes", "plaintext_episodes", "plaintext_history_kept")
+    ERASED_AT_FIELD_NUMBER: _ClassVar[int]
+    ERASED_BY_FIELD_NUMBER: _ClassVar[int]
+    CHAINS_FIELD_NUMBER: _ClassVar[int]
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    PLAINTEXT_EPISODES_FIELD_NUMBER: _ClassVar[int]
+    PLAINTEXT_HISTORY_KEPT_FIELD_NUMBER: _ClassVar[int]
+    erased_at: _timestamp_pb2.Timestamp
+    erased_by: str
+    chains: int
+    episodes: int
+    plaintext_episodes: int
+    plaintext_history_kept: bool
+    def __init__(self, erased_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., erased_by: _Optional[str] = ..., chains: _Optional[int] = ..., episodes: _Optional[int] = ..., plaintext_episodes: _Optional[int] = ..., plaintext_history_kept: _Optional[bool] = ...) -> None: ...
+
+class ForgetStudentReply(_message.Message):
+    __slots__ = ("erasure", "already_erased")
+    ERASURE_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_ERASED_FIELD_NUMBER: _ClassVar[int]
+    erasure: ErasureRecord
+    already_erased: bool
+    def __init__(self, erasure: _Optional[_Union[ErasureRecord, _Mapping]] = ..., already_erased: _Optional[bool] = ...) -> None: ...

@@ -119,6 +119,11 @@ class MemoryStub:
                 request_serializer=tutor__memory_dot_v1_dot_memory__pb2.ConsolidateRequest.SerializeToString,
                 response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.ConsolidateReply.FromString,
                 _registered_method=True)
+        self.ForgetStudent = channel.unary_unary(
+                '/tutor_memory.v1.Memory/ForgetStudent',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.ForgetStudentRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.ForgetStudentReply.FromString,
+                _registered_method=True)
 
 
 class MemoryServicer:
@@ -269,6 +274,24 @@ class MemoryServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetStudent(self, request, context):
+        """---- Erasure (the right to be forgotten) ----
+
+        Erases one student of the caller's tenant, in every subject: destroys the key that opens the
+        words of their episodes (summary, text, concepts, check topic are stored only sealed under
+        it) and deletes everything derived from those words (recall stems, vectors, file passages and
+        versions, annotations, beliefs, the nightly self-model, every in-memory cache). The ledger
+        rows stay, so VerifyChain still verifies every chain (the hashes cover the sealed words) and
+        says it is erased. Afterwards ListEpisodes is NOT_FOUND, BuildBlock shows no memory of the
+        student, and writes for the student are FAILED_PRECONDITION. The erasure is recorded (when,
+        by which caller, how much), with no word of the student. NOT_FOUND for a student with no
+        episode; a second call changes nothing and returns the first record (already_erased). Needs
+        a token that may write for this student in every subject.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -356,6 +379,11 @@ def add_MemoryServicer_to_server(servicer, server):
                     servicer.Consolidate,
                     request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.ConsolidateRequest.FromString,
                     response_serializer=tutor__memory_dot_v1_dot_memory__pb2.ConsolidateReply.SerializeToString,
+            ),
+            'ForgetStudent': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetStudent,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.ForgetStudentRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.ForgetStudentReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -817,6 +845,33 @@ class Memory:
             '/tutor_memory.v1.Memory/Consolidate',
             tutor__memory_dot_v1_dot_memory__pb2.ConsolidateRequest.SerializeToString,
             tutor__memory_dot_v1_dot_memory__pb2.ConsolidateReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetStudent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tutor_memory.v1.Memory/ForgetStudent',
+            tutor__memory_dot_v1_dot_memory__pb2.ForgetStudentRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.ForgetStudentReply.FromString,
             options,
             channel_credentials,
             insecure,

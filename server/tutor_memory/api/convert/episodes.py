@@ -29,6 +29,7 @@ from tutor_memory.domain.episodes import (
     StoredEpisode,
     validate_new_episode,
 )
+from tutor_memory.domain.erasure import Erasure, ErasureOutcome
 from tutor_memory.domain.errors import InvalidArgument
 from tutor_memory.domain.limits import (
     HASH_BYTES,
@@ -184,7 +185,27 @@ def verify_reply(report: ChainReport) -> pb.VerifyChainReply:
         reply.first_break.reason = v.first_break.reason
     if report.checkpoint_status is not None:
         reply.checkpoint_status = CHECKPOINT_STATUS_TO_PROTO[report.checkpoint_status]
+    if report.erasure is not None:
+        reply.erased = True
+        reply.erasure.CopyFrom(erasure_to_proto(report.erasure))
     return reply
+
+
+def erasure_to_proto(erasure: Erasure) -> pb.ErasureRecord:
+    return pb.ErasureRecord(
+        erased_at=us_to_timestamp(erasure.erased_at_us),
+        erased_by=erasure.erased_by,
+        chains=erasure.chains,
+        episodes=erasure.episodes,
+        plaintext_episodes=erasure.plaintext_episodes,
+        plaintext_history_kept=erasure.plaintext_history_kept,
+    )
+
+
+def forget_reply(outcome: ErasureOutcome) -> pb.ForgetStudentReply:
+    return pb.ForgetStudentReply(
+        erasure=erasure_to_proto(outcome.erasure), already_erased=outcome.already_erased
+    )
 
 
 def checkpoint_to_proto(cp: SignedCheckpoint) -> pb.SignedCheckpoint:

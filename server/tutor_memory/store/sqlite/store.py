@@ -38,7 +38,6 @@ from tutor_memory.domain.episodes import (
 from tutor_memory.domain.erasure import Erasure, ErasureOutcome
 from tutor_memory.domain.errors import FailedPrecondition, NotFound
 from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, stems_from_text
-from tutor_memory.domain.sealing import DataKey, MasterKey, Words, episode_ad
 from tutor_memory.domain.records import (
     BeliefRow,
     ChainVectors,
@@ -50,6 +49,7 @@ from tutor_memory.domain.records import (
     NightlyState,
     StoredPassage,
 )
+from tutor_memory.domain.sealing import NO_WORDS, DataKey, MasterKey, Words, episode_ad
 from tutor_memory.store.keyring import KeyRing
 from tutor_memory.store.protocols import Annotation, AppendOutcome, AppendStatus, PreparedEpisode
 from tutor_memory.store.sqlite import side_rows as side
@@ -164,9 +164,7 @@ def _erasure(row: Sequence[Any]) -> Erasure:
     )
 
 
-_ERASURE_COLUMNS = (
-    "tenant, student, erased_at, erased_by, chains, episodes, plaintext_episodes"
-)
+_ERASURE_COLUMNS = "tenant, student, erased_at, erased_by, chains, episodes, plaintext_episodes"
 
 # Derived rows that hold an erased student's words (or are made from them), deleted by an
 # erasure, chain by chain: (table, the condition naming the chain's rows). Order matters for the
@@ -364,7 +362,15 @@ class SqliteStore:
             hash=b"",
             sealed=sealed,
         )
-        digest = recompute(unsaved, prev_hash)
+        # Hashed as the row is stored: its word columns empty, the words in `sealed` only.
+        as_stored = dataclasses.replace(
+            unsaved,
+            summary=NO_WORDS.summary,
+            text=NO_WORDS.text,
+            concepts=NO_WORDS.concepts,
+            check=None if ep.check is None else dataclasses.replace(ep.check, topic=""),
+        )
+        digest = recompute(as_stored, prev_hash)
         check, quiz = ep.check, ep.quiz
         cur = conn.execute(
             "INSERT INTO episodes (chain_id, seq, kind, summary, text, concepts, salience, "
@@ -517,18 +523,14 @@ class SqliteStore:
                 "would break the hash chain); erasure can delete every derived copy and the "
                 "key of the sealed ones: ask again with allow_plaintext_history to do that"
             )
-        erasure = Erasure(
-            tenant, student, at_us, by, len(chain_ids), int(episodes), int(plaintext)
-        )
+        erasure = Erasure(tenant, student, at_us, by, len(chain_ids), int(episodes), int(plaintext))
         # The record first: the guards on annotations and beliefs let an erased student's rows
         # go, and only theirs.
         conn.execute(
             f"INSERT INTO erasures ({_ERASURE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (tenant, student, at_us, by, len(chain_ids), episodes, plaintext),
         )
-        conn.execute(
-            "DELETE FROM student_keys WHERE tenant = ? AND student = ?", (tenant, student)
-        )
+        conn.execute("DELETE FROM student_keys WHERE tenant = ? AND student = ?", (tenant, student))
         for chain_id in chain_ids:
             for table, where in _DERIVED_ROWS:
                 conn.execute(f"DELETE FROM {table} WHERE {where}", (chain_id,))
@@ -568,6 +570,19 @@ class SqliteStore:
                 raise
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         return done
+
+    def check_data_keys(self) -> int:
+        """Unwraps every stored data key with the master key (nothing is kept); returns how many.
+        Raises FailedPrecondition or SealBroken, naming the student, for one that does not open."""
+        rows = (
+            self._reader()
+            .execute("SELECT tenant, student, master_key_id, wrapped FROM student_keys")
+            .fetchall()
+        )
+        ring = KeyRing(self._keys.master)
+        for tenant, student, key_id, wrapped in rows:
+            ring.open_wrapped((tenant, student), key_id, wrapped)
+        return len(rows)
 
     def master_key_ids(self) -> dict[str, int]:
         """How many data keys each master key wraps (by key id)."""
@@ -778,9 +793,9 @@ class SqliteStore:
                 r[0],
                 r[1],
                 Kind(r[2]),
-                r[3] if key is None or r[6] is None else key.open(
-                    episode_ad(chain, r[1], r[2]), r[6]
-                ).summary,
+                r[3]
+                if key is None or r[6] is None
+                else key.open(episode_ad(chain, r[1], r[2]), r[6]).summary,
                 r[4],
                 _cited(r[5]) if r[5] != "[]" else (),
             )

@@ -862,6 +862,12 @@ export interface VerifyChainReply {
     | undefined;
   /** Set when the request carried a checkpoint. */
   checkpointStatus: CheckpointStatus;
+  /**
+   * The chain's student was erased (ForgetStudent): the chain verifies over its sealed words,
+   * which nothing can open any more. `erasure` says when and by whom.
+   */
+  erased: boolean;
+  erasure?: ErasureRecord | undefined;
 }
 
 export interface CheckpointRequest {
@@ -1346,6 +1352,43 @@ export interface ConsolidateReply {
   citationsChanged: number;
   /** Chains whose ended days were all digested already: nothing new written. */
   chainsAlreadyDone: number;
+}
+
+export interface ForgetStudentRequest {
+  studentId: string;
+  /**
+   * Episodes written before this server sealed words (by an older version) keep their words in
+   * the ledger's rows: removing them would break the hash chain, and history is never rewritten.
+   * Such a student is refused with FAILED_PRECONDITION (naming how many episodes) unless this is
+   * set; then everything else is erased and the record says plaintext_history_kept.
+   */
+  allowPlaintextHistory: boolean;
+}
+
+/** What an erasure did: never a word of the student. */
+export interface ErasureRecord {
+  erasedAt?:
+    | Date
+    | undefined;
+  /** The caller that asked: its token's name (the operator's account for `tutor-memory forget`). */
+  erasedBy: string;
+  /** The student's chains (one per subject) and their episodes when erased. */
+  chains: number;
+  episodes: number;
+  /**
+   * Episodes whose words stay readable in the ledger's rows because they were written before
+   * sealing; plaintext_history_kept is plaintext_episodes > 0.
+   */
+  plaintextEpisodes: number;
+  plaintextHistoryKept: boolean;
+}
+
+export interface ForgetStudentReply {
+  erasure?:
+    | ErasureRecord
+    | undefined;
+  /** The student had been erased before: nothing was done, `erasure` is the first record. */
+  alreadyErased: boolean;
 }
 
 function createBaseEvidence(): Evidence {
@@ -3497,7 +3540,15 @@ export const VerifyChainRequest: MessageFns<VerifyChainRequest> = {
 };
 
 function createBaseVerifyChainReply(): VerifyChainReply {
-  return { ok: false, length: 0, headHash: Buffer.alloc(0), firstBreak: undefined, checkpointStatus: 0 };
+  return {
+    ok: false,
+    length: 0,
+    headHash: Buffer.alloc(0),
+    firstBreak: undefined,
+    checkpointStatus: 0,
+    erased: false,
+    erasure: undefined,
+  };
 }
 
 export const VerifyChainReply: MessageFns<VerifyChainReply> = {
@@ -3516,6 +3567,12 @@ export const VerifyChainReply: MessageFns<VerifyChainReply> = {
     }
     if (message.checkpointStatus !== 0) {
       writer.uint32(40).int32(message.checkpointStatus);
+    }
+    if (message.erased !== false) {
+      writer.uint32(48).bool(message.erased);
+    }
+    if (message.erasure !== undefined) {
+      ErasureRecord.encode(message.erasure, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -3573,6 +3630,22 @@ export const VerifyChainReply: MessageFns<VerifyChainReply> = {
             message.checkpointStatus = reader.int32() as any;
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.erased = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.erasure = ErasureRecord.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3604,6 +3677,8 @@ export const VerifyChainReply: MessageFns<VerifyChainReply> = {
         : isSet(object.checkpoint_status)
         ? checkpointStatusFromJSON(object.checkpoint_status)
         : 0,
+      erased: isSet(object.erased) ? globalThis.Boolean(object.erased) : false,
+      erasure: isSet(object.erasure) ? ErasureRecord.fromJSON(object.erasure) : undefined,
     };
   },
 
@@ -3624,6 +3699,12 @@ export const VerifyChainReply: MessageFns<VerifyChainReply> = {
     if (message.checkpointStatus !== 0) {
       obj.checkpointStatus = checkpointStatusToJSON(message.checkpointStatus);
     }
+    if (message.erased !== false) {
+      obj.erased = message.erased;
+    }
+    if (message.erasure !== undefined) {
+      obj.erasure = ErasureRecord.toJSON(message.erasure);
+    }
     return obj;
   },
 
@@ -3639,6 +3720,10 @@ export const VerifyChainReply: MessageFns<VerifyChainReply> = {
       ? ChainBreak.fromPartial(object.firstBreak)
       : undefined;
     message.checkpointStatus = object.checkpointStatus ?? 0;
+    message.erased = object.erased ?? false;
+    message.erasure = (object.erasure !== undefined && object.erasure !== null)
+      ? ErasureRecord.fromPartial(object.erasure)
+      : undefined;
     return message;
   },
 };
@@ -10036,6 +10121,362 @@ export const ConsolidateReply: MessageFns<ConsolidateReply> = {
   },
 };
 
+function createBaseForgetStudentRequest(): ForgetStudentRequest {
+  return { studentId: "", allowPlaintextHistory: false };
+}
+
+export const ForgetStudentRequest: MessageFns<ForgetStudentRequest> = {
+  encode(message: ForgetStudentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.studentId !== "") {
+      writer.uint32(10).string(message.studentId);
+    }
+    if (message.allowPlaintextHistory !== false) {
+      writer.uint32(16).bool(message.allowPlaintextHistory);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForgetStudentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForgetStudentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.studentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.allowPlaintextHistory = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ForgetStudentRequest {
+    return {
+      studentId: isSet(object.studentId)
+        ? globalThis.String(object.studentId)
+        : isSet(object.student_id)
+        ? globalThis.String(object.student_id)
+        : "",
+      allowPlaintextHistory: isSet(object.allowPlaintextHistory)
+        ? globalThis.Boolean(object.allowPlaintextHistory)
+        : isSet(object.allow_plaintext_history)
+        ? globalThis.Boolean(object.allow_plaintext_history)
+        : false,
+    };
+  },
+
+  toJSON(message: ForgetStudentRequest): unknown {
+    const obj: any = {};
+    if (message.studentId !== "") {
+      obj.studentId = message.studentId;
+    }
+    if (message.allowPlaintextHistory !== false) {
+      obj.allowPlaintextHistory = message.allowPlaintextHistory;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ForgetStudentRequest>, I>>(base?: I): ForgetStudentRequest {
+    return ForgetStudentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ForgetStudentRequest>, I>>(object: I): ForgetStudentRequest {
+    const message = createBaseForgetStudentRequest();
+    message.studentId = object.studentId ?? "";
+    message.allowPlaintextHistory = object.allowPlaintextHistory ?? false;
+    return message;
+  },
+};
+
+function createBaseErasureRecord(): ErasureRecord {
+  return {
+    erasedAt: undefined,
+    erasedBy: "",
+    chains: 0,
+    episodes: 0,
+    plaintextEpisodes: 0,
+    plaintextHistoryKept: false,
+  };
+}
+
+export const ErasureRecord: MessageFns<ErasureRecord> = {
+  encode(message: ErasureRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.erasedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.erasedAt), writer.uint32(10).fork()).join();
+    }
+    if (message.erasedBy !== "") {
+      writer.uint32(18).string(message.erasedBy);
+    }
+    if (message.chains !== 0) {
+      writer.uint32(24).int64(message.chains);
+    }
+    if (message.episodes !== 0) {
+      writer.uint32(32).int64(message.episodes);
+    }
+    if (message.plaintextEpisodes !== 0) {
+      writer.uint32(40).int64(message.plaintextEpisodes);
+    }
+    if (message.plaintextHistoryKept !== false) {
+      writer.uint32(48).bool(message.plaintextHistoryKept);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ErasureRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseErasureRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.erasedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.erasedBy = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.chains = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.episodes = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.plaintextEpisodes = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.plaintextHistoryKept = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ErasureRecord {
+    return {
+      erasedAt: isSet(object.erasedAt)
+        ? fromJsonTimestamp(object.erasedAt)
+        : isSet(object.erased_at)
+        ? fromJsonTimestamp(object.erased_at)
+        : undefined,
+      erasedBy: isSet(object.erasedBy)
+        ? globalThis.String(object.erasedBy)
+        : isSet(object.erased_by)
+        ? globalThis.String(object.erased_by)
+        : "",
+      chains: isSet(object.chains) ? globalThis.Number(object.chains) : 0,
+      episodes: isSet(object.episodes) ? globalThis.Number(object.episodes) : 0,
+      plaintextEpisodes: isSet(object.plaintextEpisodes)
+        ? globalThis.Number(object.plaintextEpisodes)
+        : isSet(object.plaintext_episodes)
+        ? globalThis.Number(object.plaintext_episodes)
+        : 0,
+      plaintextHistoryKept: isSet(object.plaintextHistoryKept)
+        ? globalThis.Boolean(object.plaintextHistoryKept)
+        : isSet(object.plaintext_history_kept)
+        ? globalThis.Boolean(object.plaintext_history_kept)
+        : false,
+    };
+  },
+
+  toJSON(message: ErasureRecord): unknown {
+    const obj: any = {};
+    if (message.erasedAt !== undefined) {
+      obj.erasedAt = message.erasedAt.toISOString();
+    }
+    if (message.erasedBy !== "") {
+      obj.erasedBy = message.erasedBy;
+    }
+    if (message.chains !== 0) {
+      obj.chains = Math.round(message.chains);
+    }
+    if (message.episodes !== 0) {
+      obj.episodes = Math.round(message.episodes);
+    }
+    if (message.plaintextEpisodes !== 0) {
+      obj.plaintextEpisodes = Math.round(message.plaintextEpisodes);
+    }
+    if (message.plaintextHistoryKept !== false) {
+      obj.plaintextHistoryKept = message.plaintextHistoryKept;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ErasureRecord>, I>>(base?: I): ErasureRecord {
+    return ErasureRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ErasureRecord>, I>>(object: I): ErasureRecord {
+    const message = createBaseErasureRecord();
+    message.erasedAt = object.erasedAt ?? undefined;
+    message.erasedBy = object.erasedBy ?? "";
+    message.chains = object.chains ?? 0;
+    message.episodes = object.episodes ?? 0;
+    message.plaintextEpisodes = object.plaintextEpisodes ?? 0;
+    message.plaintextHistoryKept = object.plaintextHistoryKept ?? false;
+    return message;
+  },
+};
+
+function createBaseForgetStudentReply(): ForgetStudentReply {
+  return { erasure: undefined, alreadyErased: false };
+}
+
+export const ForgetStudentReply: MessageFns<ForgetStudentReply> = {
+  encode(message: ForgetStudentReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.erasure !== undefined) {
+      ErasureRecord.encode(message.erasure, writer.uint32(10).fork()).join();
+    }
+    if (message.alreadyErased !== false) {
+      writer.uint32(16).bool(message.alreadyErased);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForgetStudentReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForgetStudentReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.erasure = ErasureRecord.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.alreadyErased = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ForgetStudentReply {
+    return {
+      erasure: isSet(object.erasure) ? ErasureRecord.fromJSON(object.erasure) : undefined,
+      alreadyErased: isSet(object.alreadyErased)
+        ? globalThis.Boolean(object.alreadyErased)
+        : isSet(object.already_erased)
+        ? globalThis.Boolean(object.already_erased)
+        : false,
+    };
+  },
+
+  toJSON(message: ForgetStudentReply): unknown {
+    const obj: any = {};
+    if (message.erasure !== undefined) {
+      obj.erasure = ErasureRecord.toJSON(message.erasure);
+    }
+    if (message.alreadyErased !== false) {
+      obj.alreadyErased = message.alreadyErased;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ForgetStudentReply>, I>>(base?: I): ForgetStudentReply {
+    return ForgetStudentReply.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ForgetStudentReply>, I>>(object: I): ForgetStudentReply {
+    const message = createBaseForgetStudentReply();
+    message.erasure = (object.erasure !== undefined && object.erasure !== null)
+      ? ErasureRecord.fromPartial(object.erasure)
+      : undefined;
+    message.alreadyErased = object.alreadyErased ?? false;
+    return message;
+  },
+};
+
 export type MemoryService = typeof MemoryService;
 export const MemoryService = {
   /**
@@ -10261,6 +10702,27 @@ export const MemoryService = {
     responseSerialize: (value: ConsolidateReply): Buffer => Buffer.from(ConsolidateReply.encode(value).finish()),
     responseDeserialize: (value: Buffer): ConsolidateReply => ConsolidateReply.decode(value),
   },
+  /**
+   * Erases one student of the caller's tenant, in every subject: destroys the key that opens the
+   * words of their episodes (summary, text, concepts, check topic are stored only sealed under
+   * it) and deletes everything derived from those words (recall stems, vectors, file passages and
+   * versions, annotations, beliefs, the nightly self-model, every in-memory cache). The ledger
+   * rows stay, so VerifyChain still verifies every chain (the hashes cover the sealed words) and
+   * says it is erased. Afterwards ListEpisodes is NOT_FOUND, BuildBlock shows no memory of the
+   * student, and writes for the student are FAILED_PRECONDITION. The erasure is recorded (when,
+   * by which caller, how much), with no word of the student. NOT_FOUND for a student with no
+   * episode; a second call changes nothing and returns the first record (already_erased). Needs
+   * a token that may write for this student in every subject.
+   */
+  forgetStudent: {
+    path: "/tutor_memory.v1.Memory/ForgetStudent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ForgetStudentRequest): Buffer => Buffer.from(ForgetStudentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ForgetStudentRequest => ForgetStudentRequest.decode(value),
+    responseSerialize: (value: ForgetStudentReply): Buffer => Buffer.from(ForgetStudentReply.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ForgetStudentReply => ForgetStudentReply.decode(value),
+  },
 } as const;
 
 export interface MemoryServer extends UntypedServiceImplementation {
@@ -10346,6 +10808,19 @@ export interface MemoryServer extends UntypedServiceImplementation {
    * Deterministic and exactly once: retries and concurrent runs write each digest once.
    */
   consolidate: handleUnaryCall<ConsolidateRequest, ConsolidateReply>;
+  /**
+   * Erases one student of the caller's tenant, in every subject: destroys the key that opens the
+   * words of their episodes (summary, text, concepts, check topic are stored only sealed under
+   * it) and deletes everything derived from those words (recall stems, vectors, file passages and
+   * versions, annotations, beliefs, the nightly self-model, every in-memory cache). The ledger
+   * rows stay, so VerifyChain still verifies every chain (the hashes cover the sealed words) and
+   * says it is erased. Afterwards ListEpisodes is NOT_FOUND, BuildBlock shows no memory of the
+   * student, and writes for the student are FAILED_PRECONDITION. The erasure is recorded (when,
+   * by which caller, how much), with no word of the student. NOT_FOUND for a student with no
+   * episode; a second call changes nothing and returns the first record (already_erased). Needs
+   * a token that may write for this student in every subject.
+   */
+  forgetStudent: handleUnaryCall<ForgetStudentRequest, ForgetStudentReply>;
 }
 
 export interface MemoryClient extends Client {
@@ -10666,6 +11141,33 @@ export interface MemoryClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ConsolidateReply) => void,
+  ): ClientUnaryCall;
+  /**
+   * Erases one student of the caller's tenant, in every subject: destroys the key that opens the
+   * words of their episodes (summary, text, concepts, check topic are stored only sealed under
+   * it) and deletes everything derived from those words (recall stems, vectors, file passages and
+   * versions, annotations, beliefs, the nightly self-model, every in-memory cache). The ledger
+   * rows stay, so VerifyChain still verifies every chain (the hashes cover the sealed words) and
+   * says it is erased. Afterwards ListEpisodes is NOT_FOUND, BuildBlock shows no memory of the
+   * student, and writes for the student are FAILED_PRECONDITION. The erasure is recorded (when,
+   * by which caller, how much), with no word of the student. NOT_FOUND for a student with no
+   * episode; a second call changes nothing and returns the first record (already_erased). Needs
+   * a token that may write for this student in every subject.
+   */
+  forgetStudent(
+    request: ForgetStudentRequest,
+    callback: (error: ServiceError | null, response: ForgetStudentReply) => void,
+  ): ClientUnaryCall;
+  forgetStudent(
+    request: ForgetStudentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ForgetStudentReply) => void,
+  ): ClientUnaryCall;
+  forgetStudent(
+    request: ForgetStudentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ForgetStudentReply) => void,
   ): ClientUnaryCall;
 }
 
