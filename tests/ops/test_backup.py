@@ -19,6 +19,7 @@ from tests.helpers.server_process import ServerProcess
 from tutor_memory.app import backup as backup_module
 from tutor_memory.app.backup import BackupError, backup, restore
 from tutor_memory.cli.main import main
+from tutor_memory.store.masterkey import MASTER_KEY_FILE_NAME, read_master_key_file
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
@@ -77,8 +78,8 @@ def _blocks(stub: pb_grpc.MemoryStub) -> list[tuple[str, list[int], str]]:
     return out
 
 
-def _serve(data: Path, tokens: Path) -> ServerProcess:
-    server = ServerProcess(data, tokens)
+def _serve(data: Path, tokens: Path, *extra: str) -> ServerProcess:
+    server = ServerProcess(data, tokens, *extra)
     server.wait_ready()
     return server
 
@@ -117,12 +118,21 @@ def test_a_backup_taken_during_a_batch_ingest_restores_verified_and_serves_the_s
     finally:
         original.terminate()
 
+    # The master key is never in a backup: the operator keeps it apart (here, the original's
+    # default key file) and gives it to the restore, which checks it opens every data key, and
+    # to the restored server.
+    master = tmp_path / "kept-master.key"
+    master.write_bytes((data / MASTER_KEY_FILE_NAME).read_bytes())
+    with_key = ("--master-key-file", str(master))
+
     # The copy from the middle of the batch: every chain verifies, and each is a prefix of the
     # original chain (the copy is one moment of it, not a mix of moments).
     mid = tmp_path / "restored-mid"
-    assert main(["restore", "--from", str(tmp_path / "mid.tar"), "--data", str(mid)]) == 0
+    restore_mid = ["restore", "--from", str(tmp_path / "mid.tar"), "--data", str(mid), *with_key]
+    assert main(restore_mid) == 0
+    assert not (mid / MASTER_KEY_FILE_NAME).exists()
     assert main(["verify", "--data", str(mid)]) == 0
-    server = _serve(mid, tokens)
+    server = _serve(mid, tokens, *with_key)
     try:
         with grpc.insecure_channel(server.target) as channel:
             stub = pb_grpc.MemoryStub(channel)
@@ -138,8 +148,9 @@ def test_a_backup_taken_during_a_batch_ingest_restores_verified_and_serves_the_s
     # The copy of the whole: the same chains and the same blocks, ids included, and the
     # checkpoint signed by the original's key holds.
     end = tmp_path / "restored-end"
-    assert main(["restore", "--from", str(tmp_path / "end.tar"), "--data", str(end)]) == 0
-    server = _serve(end, tokens)
+    restore_end = ["restore", "--from", str(tmp_path / "end.tar"), "--data", str(end), *with_key]
+    assert main(restore_end) == 0
+    server = _serve(end, tokens, *with_key)
     try:
         with grpc.insecure_channel(server.target) as channel:
             stub = pb_grpc.MemoryStub(channel)
@@ -232,3 +243,31 @@ def test_a_damaged_backup_restores_nothing(small_data: Path, tmp_path: Path) -> 
         restore(damaged, tmp_path / "target")
     assert not (tmp_path / "target").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_the_master_key_stays_out_of_a_backup_and_a_restore_checks_it(
+    small_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "b.tar"
+    assert main(["backup", "--data", str(small_data), "--out", str(out)]) == 0
+    assert "never put in a backup" in capsys.readouterr().err
+    key_text = (small_data / MASTER_KEY_FILE_NAME).read_bytes()
+    with tarfile.open(out) as tar:
+        assert MASTER_KEY_FILE_NAME not in tar.getnames()
+        for member in tar.getmembers():
+            f = tar.extractfile(member)
+            assert f is not None
+            assert key_text.strip() not in f.read()
+    right = read_master_key_file(small_data / MASTER_KEY_FILE_NAME)
+    report = restore(out, tmp_path / "with-key", right)
+    assert report.data_keys_checked == 1
+    wrong_file = tmp_path / "wrong.key"
+    assert main(["master-key", "new", "--out", str(wrong_file)]) == 0
+    with pytest.raises(BackupError, match="does not open the backup"):
+        restore(out, tmp_path / "wrong-key", read_master_key_file(wrong_file))
+    assert not (tmp_path / "wrong-key").exists()
+    args = ["restore", "--from", str(out), "--data", str(tmp_path / "cli")]
+    assert main([*args, "--master-key-file", str(wrong_file)]) == 2
+    assert "does not open" in capsys.readouterr().err
+    assert main(args) == 0
+    assert "data keys were not checked" in capsys.readouterr().out

@@ -28,6 +28,11 @@ def test_every_request_names_the_chains_it_reaches(method: str) -> None:
         return
     if method == "AppendEpisode":
         request.episode.student_id, request.episode.subject_id = "s7", "art"
+    elif method == "ForgetStudent":
+        # A call about the student as a whole reaches every subject of theirs.
+        request.student_id = "s7"
+        assert list(named_chains(request)) == [Named("s7", None)]
+        return
     else:
         request.student_id, request.subject_id = "s7", "art"
     assert list(named_chains(request)) == [Named("s7", "art")]
@@ -42,7 +47,7 @@ def test_reads_never_write_and_the_writers_are_the_ones_that_store() -> None:
     writes = {name for name, policy in RPC_POLICIES.items() if policy.access is Access.WRITE}
     assert writes == {
         "AppendEpisode", "IngestEpisodes", "AnnotateAnswer", "IngestFile", "RemoveFile",
-        "Teach", "RecordCheck", "Rederive", "Consolidate",
+        "Teach", "RecordCheck", "Rederive", "Consolidate", "ForgetStudent",
     }  # fmt: skip
     adders = {name for name, policy in RPC_POLICIES.items() if policy.adds_episodes}
     assert adders <= writes

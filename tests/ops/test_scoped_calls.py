@@ -153,3 +153,31 @@ async def test_an_unscoped_token_of_the_same_tenant_still_reaches_everything(
     await school.append(question("a", student="7a-bob", subject="history"), md=auth(FULL))
     await school.stub.Consolidate(pb.ConsolidateRequest(), metadata=auth(FULL))
     assert await _stored(school, "7a-bob", "history") == ["a"]
+
+
+async def test_only_a_write_token_covering_every_subject_of_the_student_may_forget(
+    school: Harness,
+) -> None:
+    await school.append(question("kept", student="7b-ada"), md=auth(FULL))
+    await school.append(question("kept too", student="7a-bob"), md=auth(FULL))
+
+    def forget(student: str, token: str) -> object:
+        return school.stub.ForgetStudent(
+            pb.ForgetStudentRequest(student_id=student), metadata=auth(token)
+        )
+
+    assert "read-only" in await _denied(forget("7b-ada", READER))
+    assert "'7a-bob' is outside" in await _denied(forget("7a-bob", CLASS_7B))
+    # Erasure reaches every subject of the student: a token limited to some subjects may not.
+    assert "covers every subject" in await _denied(forget("7b-ada", BIOLOGY))
+    assert await _stored(school, "7b-ada", "biology") == ["kept"]
+    assert await _stored(school, "7a-bob", "biology") == ["kept too"]
+    verified = await school.stub.VerifyChain(
+        pb.VerifyChainRequest(student_id="7b-ada", subject_id="biology"), metadata=auth(FULL)
+    )
+    assert not verified.erased
+    # Within its prefix, a write token erases; its name is recorded.
+    reply = await forget("7b-ada", CLASS_7B)
+    assert isinstance(reply, pb.ForgetStudentReply)
+    assert reply.erasure.erased_by == "class-7b"
+    assert await _stored(school, "7a-bob", "biology") == ["kept too"]

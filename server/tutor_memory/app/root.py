@@ -110,6 +110,21 @@ def open_store(config: ServerConfig, *, sealing: bool = True) -> Store:
     return SqliteStore(config.database_path, master)
 
 
+def _check_master_key(store: Store, config: ServerConfig) -> None:
+    """Refuses to start with a master key that did not wrap every stored data key (a wrong key
+    file, or a rotation not finished): every read of those students' words would fail."""
+    given = load_master_key(config.data_dir, config.master_key_file).key_id
+    others = {k: n for k, n in store.master_key_ids().items() if k != given}
+    if others:
+        store.close()
+        found = ", ".join(f"{n} by master key {k}" for k, n in sorted(others.items()))
+        raise ConfigError(
+            f"data keys are wrapped by another master key than the one given ({given}): {found}; "
+            "start with the master key the data was written with, or finish the rotation "
+            "(tutor-memory rotate-master-key)"
+        )
+
+
 def build_services(
     config: ServerConfig,
     *,
@@ -130,6 +145,7 @@ def build_services(
     # The date library compiles each language's patterns on first use: here, not in a turn.
     warm_up_time_words()
     store = open_store(config)
+    _check_master_key(store, config)
     key = load_or_create_server_key(config.data_dir)
     executors = Executors()
     changes = ChangeHub()

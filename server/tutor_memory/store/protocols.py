@@ -281,6 +281,11 @@ class Operations(Protocol):
         """Stored episodes per tenant (digests included), for the episode quotas at start."""
         ...
 
+    def master_key_ids(self) -> dict[str, int]:
+        """How many stored data keys each master key wraps, by `MasterKey.key_id`: a server
+        refuses to start with a master key that did not wrap them all."""
+        ...
+
 
 class Store(
     EpisodeWrites,
