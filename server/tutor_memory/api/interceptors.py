@@ -20,6 +20,7 @@ import grpc
 from tutor_memory.api.auth import Caller, TokenBook
 from tutor_memory.api.status import detail_of, status_of
 from tutor_memory.domain.errors import TutorMemoryError
+from tutor_memory.store.deadlines import CALL_DEADLINE
 
 log = logging.getLogger("tutor_memory.rpc")
 
@@ -80,9 +81,15 @@ class CallGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             try:
                 caller = self._tokens.authenticate(context.invocation_metadata() or ())
                 token = _CALLER.set(caller)
+                remaining = context.time_remaining()
+                # What the store may wait for (a pooled connection) within this call.
+                deadline = CALL_DEADLINE.set(
+                    None if remaining is None else time.monotonic() + remaining
+                )
                 try:
                     return await behaviour(request, context)
                 finally:
+                    CALL_DEADLINE.reset(deadline)
                     _CALLER.reset(token)
             except TutorMemoryError as exc:
                 code = status_of(exc)

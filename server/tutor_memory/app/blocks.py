@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from tutor_memory.app.caches import LruCache
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.sync import ChainSync
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.honesty.citations import BLOCK_NOTE
 from tutor_memory.domain.recall import block_text
@@ -311,10 +312,18 @@ class BlockBuilder:
 class Blocks:
     """The BuildBlock use case: a build on a block thread, never awaited past the turn's cap."""
 
-    def __init__(self, builder: BlockBuilder, executors: Executors, cap_seconds: float) -> None:
+    def __init__(
+        self,
+        builder: BlockBuilder,
+        executors: Executors,
+        cap_seconds: float,
+        sync: ChainSync | None = None,
+    ) -> None:
         self.builder = builder
         self._executors = executors
         self._cap_seconds = cap_seconds
+        # Catches the chain's caches up with other nodes' writes before the build (app/sync.py).
+        self._sync = sync
 
     @property
     def tokenizer(self) -> str:
@@ -326,7 +335,7 @@ class Blocks:
         result is dropped. Raises DeadlineExceeded when the caller's own deadline came first."""
         limit = self._cap_seconds if time_remaining is None else min(self._cap_seconds,
                                                                      time_remaining)  # fmt: skip
-        building = self._executors.run(self._executors.blocks, self.builder.build, req)
+        building = self._executors.run(self._executors.blocks, self._build_fresh, req)
         try:
             return await asyncio.wait_for(building, timeout=max(limit, 0.0))
         except TimeoutError:
@@ -335,3 +344,9 @@ class Blocks:
                     "the memory block was not ready before the call's deadline; abandoned"
                 ) from None
             return None
+
+    def _build_fresh(self, req: BlockRequest) -> Block:
+        if self._sync is None:
+            return self.builder.build(req)
+        with self._sync.fresh(req.chain):
+            return self.builder.build(req)

@@ -7,6 +7,7 @@ cannot starve another (a long file read never holds up an episode write).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -53,7 +54,10 @@ class Executors:
         self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
-        return await asyncio.get_running_loop().run_in_executor(pool, call)
+        # The call's context travels with the work (its deadline: store.deadlines), which
+        # run_in_executor alone would leave behind on the event loop's thread.
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(pool, context.run, call)
 
     def shutdown(self) -> None:
         """Waits for the work already handed out, then stops every pool (writes last)."""
