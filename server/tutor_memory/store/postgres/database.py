@@ -111,7 +111,10 @@ class Database:
         try:
             conn = self.pool.getconn(timeout=seconds_left(DEFAULT_POOL_WAIT_SECONDS))
         except PoolTimeout:
-            self._probe()
+            stats = self.pool.get_stats()
+            if stats.get("pool_size", 0) < stats.get("pool_max", 0):
+                # Connections are missing, not busy: the database may be gone.
+                self._probe()
             raise ResourceExhausted(
                 "every database connection stayed busy until the call's deadline; "
                 "retry later or raise --pool-size"
