@@ -46,7 +46,9 @@ class RawDatabase:
 
     @property
     def append_only_error(self) -> type[Exception]:
-        return sqlite3.IntegrityError if self._sqlite is not None else psycopg.errors.RestrictViolation
+        if self._sqlite is not None:
+            return sqlite3.IntegrityError
+        return psycopg.errors.RestrictViolation
 
 
 @contextmanager
