@@ -75,7 +75,7 @@ class Database:
                 url, autocommit=True, connect_timeout=int(CONNECT_TIMEOUT_SECONDS)
             ) as conn:
                 migrate(conn)
-        except psycopg.Error as exc:
+        except (psycopg.Error, RuntimeError) as exc:
             raise DatabaseUnreachable(
                 f"cannot use PostgreSQL at {self.shown_url}: {_reason(exc)}"
             ) from exc
