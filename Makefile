@@ -20,14 +20,17 @@ LOAD_TOOL_PINS := scripts/tools/ghz/go.mod scripts/tools/ghz/go.sum
 GENERATED := server/tutor_memory/_proto clients/python/tutor_memory_client/_proto \
   clients/go/memoryv1 clients/typescript/src/gen
 SERVE_ARGS ?=
+# PostgreSQL 15's server binaries: the test suite starts throwaway clusters with them
+# (tests/helpers/postgres.py). Only tests and benchmarks need them; `make serve` never does.
+PG_BIN := /usr/lib/postgresql/15/bin
 
-.PHONY: serve test setup install model client-tools load-tools proto proto-check proto-release lint bench eval clean
+.PHONY: serve test setup install model client-tools load-tools postgres proto proto-check proto-release lint bench eval clean
 
 serve: setup
 	$(BIN)/tutor-memory serve $(SERVE_ARGS)
 
 # pytest exits 5 when it collected no test: that is a failure here, never a pass.
-test: setup load-tools
+test: setup load-tools postgres
 	cargo test --quiet --manifest-path rust_core/Cargo.toml
 	$(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
@@ -63,6 +66,16 @@ $(NODE_TOOLS): clients/typescript/package-lock.json scripts/install_client_tools
 
 load-tools: $(LOAD_TOOLS)
 
+# Installs PostgreSQL 15 from Debian's packages when its binaries are missing (as root, as CI
+# runs; otherwise it says what to run).
+postgres:
+	@test -x $(PG_BIN)/initdb || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15; \
+	  else \
+	    echo "PostgreSQL 15 is missing: run 'sudo apt-get install postgresql-15'" >&2; exit 1; \
+	  fi; }
+
 $(LOAD_TOOLS): $(LOAD_TOOL_PINS) scripts/install_client_tools.sh
 	bash scripts/install_client_tools.sh ghz
 	touch $@
@@ -95,7 +108,7 @@ lint: $(INSTALLED) client-tools
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 	bash scripts/lint_clients.sh
 
-bench: setup load-tools
+bench: setup load-tools postgres
 	$(PY) -m bench.bench_ingest
 	$(PY) -m bench.bench_embed
 	$(PY) -m bench.bench_rank
