@@ -41,8 +41,9 @@ from tests.helpers.server_process import ServerProcess
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from bench.bench_block import NOW, history, queries
 from bench.bench_ingest import short_episodes
-from tutor_memory.domain.episodes import ChainKey, Kind, validate_new_episode
-from tutor_memory.domain.text.words import words
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, validate_new_episode
+from tutor_memory.domain.recall.facts import recall_facts
+from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.postgres.store import PostgresStore
 from tutor_memory.store.protocols import ChangeReads, PreparedEpisode, Store
 from tutor_memory.store.sqlite.store import SqliteStore
@@ -164,7 +165,7 @@ def block_run(servers: list[ServerProcess]) -> dict[str, Any]:
 
 def _prepared(rng: np.random.Generator, n: int, chains: int) -> list[PreparedEpisode]:
     texts = [ep.summary for ep in short_episodes(n)]
-    out = []
+    out: list[NewEpisode] = []
     vectors = rng.standard_normal((n, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     for i, text in enumerate(texts):
@@ -174,8 +175,9 @@ def _prepared(rng: np.random.Generator, n: int, chains: int) -> list[PreparedEpi
             evidence=[], check=None, quiz=None, client_key=f"k{i}",
             now_us=1_800_000_000_000_000, client_key_required=False,
         )  # fmt: skip
-        out.append(PreparedEpisode(ep, vectors[i], frozenset(words(text))))
-    return out
+        out.append(ep)
+    facts = recall_facts(out, load_counter(None))
+    return [PreparedEpisode(ep, vectors[i], facts[i]) for i, ep in enumerate(out)]
 
 
 def store_run(store: Store, chains: int) -> dict[str, Any]:
@@ -192,20 +194,12 @@ def store_run(store: Store, chains: int) -> dict[str, Any]:
         t = time.perf_counter()
         reads.chain_head(chain)
         checks.append((time.perf_counter() - t) * 1000)
-    term = store.text_matches(chain, ["what", "example", "explain"], 500)
-    assert sum(len(t) for t in term) > 0
-    match_ms = []
-    for _ in range(200):
-        t = time.perf_counter()
-        store.text_matches(chain, ["what", "example", "explain"], 500)
-        match_ms.append((time.perf_counter() - t) * 1000)
     return {
         "episodes": STORE_EPISODES,
         "chains": chains,
         "batch": STORE_BATCH,
         "episodes_per_s": round(STORE_EPISODES / elapsed, 1),
         "head_check_p50_ms": round(float(np.percentile(checks, 50)), 4),
-        "text_matches_3_terms_p50_ms": round(float(np.percentile(match_ms, 50)), 3),
     }
 
 
@@ -221,7 +215,7 @@ def table(result: dict[str, Any]) -> list[tuple[str, str]]:
     for name, r in result["store"].items():
         rows.append(
             (f"store {name}", f"{r['episodes_per_s']:,.0f} appends/s, head check p50 "
-             f"{r['head_check_p50_ms']} ms, text lookup p50 {r['text_matches_3_terms_p50_ms']} ms")
+             f"{r['head_check_p50_ms']} ms")
         )  # fmt: skip
     return rows
 
@@ -255,15 +249,14 @@ def markdown(result: dict[str, Any]) -> str:
     lines += [
         "",
         f"The store alone ({STORE_EPISODES:,} appends in batches of {STORE_BATCH}, no embedding; "
-        "the head check every block pays with several nodes; one 3-word text lookup):",
+        "the head check every block pays with several nodes):",
         "",
-        "| store | chains | appends/s | head check p50 ms | text lookup p50 ms |",
-        "|---|---|---|---|---|",
+        "| store | chains | appends/s | head check p50 ms |",
+        "|---|---|---|---|",
     ]
     for name, r in result["store"].items():
         lines.append(
-            f"| {name} | {r['chains']} | {r['episodes_per_s']:,.0f} | {r['head_check_p50_ms']} | "
-            f"{r['text_matches_3_terms_p50_ms']} |"
+            f"| {name} | {r['chains']} | {r['episodes_per_s']:,.0f} | {r['head_check_p50_ms']} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -3,12 +3,11 @@
 Each ranks every turn of one chain for a question; `BlockPacker` then packs the ranking into the
 same block and budget the server fills, so all methods are compared at equal budget.
 
-- BM25: FTS5's bm25() over the store's own full-text index, i.e. over exactly the terms the server
-  indexed (each episode's summary and text, normalised by `tutor_memory.recall.text`, prefixed
-  with the chain). The query is every word of the question in the same normal form, ORed. The
-  server indexes each episode's *set* of words, so a term's frequency in an episode is always 1:
-  this BM25 is IDF with length normalisation. Only episodes sharing a word with the question are
-  ranked; ties go to the newer turn.
+- BM25: the `bm25s` library's BM25 (its default Lucene variant, k1 = 1.5, b = 0.75) over each
+  turn's summary as the server stored it, tokenised by bm25s with its English stop words and
+  PyStemmer's English Snowball stemmer: a standard, independent lexical retriever (none of the
+  server's text code is involved). Only turns sharing a stem with the question are ranked; ties
+  go to the newer turn.
 - Vector: FAISS IndexFlatIP (exact cosine; the vectors are unit length) over the embeddings the
   server stored, the question embedded by the project's embedder in this process.
 - Hybrid: the BM25 and vector rankings fused by reciprocal rank (`bench.locomo.fusion`, k = 60),
@@ -22,17 +21,17 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import bm25s
 import faiss
 import numpy as np
 import numpy.typing as npt
+import Stemmer
 
 from bench.locomo.packing import StoredTurn
 from tutor_memory.domain.episodes import Kind
-from tutor_memory.domain.text.words import words
 
-# The store's own quoting of a chain-prefixed term, so the query reads its index exactly as the
-# server writes it (a private helper: a second copy of the format could drift from it silently).
-from tutor_memory.store.sqlite.store import fts_phrase
+# How the BM25 baseline tokenises turns and questions: English stop words and Snowball stems.
+_TOKENIZE = {"stopwords": "en", "stemmer": Stemmer.Stemmer("english")}
 
 BM25 = "bm25"
 VECTOR = "vector"
@@ -62,6 +61,7 @@ class ChainReader:
             conn.close()
             raise
         self._conn = conn
+        self._bm25: bm25s.BM25 | None = None
         self.turns = [StoredTurn(r[0], r[1], Kind(r[2]), r[3], r[4]) for r in rows]
         self.position_of = {t.episode_id: i for i, t in enumerate(self.turns)}
         vectors = np.frombuffer(b"".join(r[5] for r in rows), dtype=np.float32)
@@ -77,16 +77,18 @@ class ChainReader:
         self.close()
 
     def bm25_ranking(self, question: str) -> list[int]:
-        terms = list(dict.fromkeys(words(question)))
-        if not terms:
+        if self._bm25 is None:
+            corpus = bm25s.tokenize(
+                [turn.summary for turn in self.turns], **_TOKENIZE, show_progress=False
+            )
+            self._bm25 = bm25s.BM25()
+            self._bm25.index(corpus, show_progress=False)
+        tokens = bm25s.tokenize([question], return_ids=False, **_TOKENIZE, show_progress=False)[0]
+        if not tokens:
             return []
-        query = " OR ".join(fts_phrase(self.chain_id, t) for t in terms)
-        rows = self._conn.execute(
-            "SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? "
-            "ORDER BY bm25(episode_fts), rowid DESC",
-            (query,),
-        ).fetchall()
-        return [self.position_of[r[0]] for r in rows if r[0] in self.position_of]
+        scores = self._bm25.get_scores(tokens)
+        hits = [i for i in range(len(self.turns)) if scores[i] > 0]
+        return sorted(hits, key=lambda i: (-scores[i], -self.turns[i].occurred_at_us, -i))
 
     def vector_rankings(self, query_vectors: npt.NDArray[np.float32]) -> list[list[int]]:
         """For each query vector, every turn by cosine similarity, nearest first."""

@@ -90,9 +90,8 @@ def _table_counts(data_dir: Path) -> tuple[int, int, int]:
     with sqlite3.connect(data_dir / DATABASE_FILE_NAME) as conn:
         episodes = conn.execute("SELECT count(*) FROM episodes").fetchone()[0]
         vectors = conn.execute("SELECT count(*) FROM episode_vectors").fetchone()[0]
-        # A contentless FTS5 table still counts its rows through its docsize shadow table.
-        fts = conn.execute("SELECT count(*) FROM episode_fts_docsize").fetchone()[0]
-    return episodes, vectors, fts
+        facts = conn.execute("SELECT count(*) FROM recall_facts").fetchone()[0]
+    return episodes, vectors, facts
 
 
 @pytest.mark.slow
@@ -130,8 +129,8 @@ def test_kill_9_mid_batch_loses_no_acknowledged_item(tmp_path: Path) -> None:
     assert len(acknowledged) >= KILL_AFTER * ITEMS
 
     # Nothing half-written: every stored episode has its embedding and its full-text entry.
-    episodes, vectors, fts = _table_counts(data_dir)
-    assert episodes == vectors == fts
+    episodes, vectors, facts = _table_counts(data_dir)
+    assert episodes == vectors == facts
     assert episodes >= len(acknowledged)
 
     restarted = ServerProcess(data_dir, tokens)

@@ -242,7 +242,7 @@ def test_kill_9_of_one_node_mid_batch_loses_nothing_and_the_other_node_serves_on
         with raw_database(ServerConfig(store=postgres_url)) as db:
             counts = db.execute(
                 "SELECT (SELECT count(*) FROM episodes), (SELECT count(*) FROM episode_vectors), "
-                "(SELECT count(DISTINCT episode_id) FROM episode_terms)"
+                "(SELECT count(*) FROM recall_facts)"
             )[0]
         episodes, vectors, indexed = counts
         assert episodes == vectors == indexed, "nothing half-written"

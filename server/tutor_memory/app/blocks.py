@@ -40,22 +40,21 @@ from tutor_memory.domain.recall.candidates import (
     MAX_MEMORIES,
     RECENT_CANDIDATES,
     SEMANTIC_CANDIDATES,
-    TEXT_CANDIDATES_PER_TERM,
     CandidateSets,
-    distinctive_terms,
     last_turns,
     most_recent,
     record_positions,
     same_as,
-    text_relevance,
     window_positions,
 )
 from tutor_memory.domain.recall.facts import Snapshot
+from tutor_memory.domain.recall.lexical import bm25
 from tutor_memory.domain.recall.ranking import RankRequest, rank_and_pack
 from tutor_memory.domain.recall.record_mode import is_record_question
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
 from tutor_memory.domain.text.normalise import normalise
+from tutor_memory.domain.text.stems import query_terms
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import ChainTable, RecallTables
 from tutor_memory.index.vectors import VectorIndex
@@ -215,10 +214,9 @@ class BlockBuilder:
         if has_query:
             assert embedding is not None
             norm = normalise(req.query)
-            terms = distinctive_terms(norm, table.document_frequency, len(snap))
-            hits = self._episodes.text_matches(req.chain, terms, TEXT_CANDIDATES_PER_TERM)
-            ids, relevance = text_relevance(terms, hits, table.document_frequency, len(table))
-            sets.add(ids, relevance, True)
+            positions, scores = bm25(table.postings(query_terms(req.query)), snap.length)
+            if len(positions):
+                sets.add(snap.ids[positions], scores / scores.max(), True)
             sets.add(table.tagged(norm), 1.0, True)
             timer.lap("text")
             query_vector = embedding.result()[0]

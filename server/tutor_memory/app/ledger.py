@@ -132,7 +132,7 @@ class Ledger:
         vectors = self._embedder.embed([ep.embedding_text() for ep in episodes])
         facts = recall_facts(episodes, self._counter)
         return PreparedBatch(
-            [PreparedEpisode(ep, vectors[i], facts[i].terms) for i, ep in enumerate(episodes)],
+            [PreparedEpisode(ep, vectors[i], facts[i]) for i, ep in enumerate(episodes)],
             facts,
         )
 

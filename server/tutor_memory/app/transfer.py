@@ -5,8 +5,8 @@ checkpoint taken before it still HOLDS.
 The file is gzip-compressed JSON lines: a header naming the format and every table's columns,
 then one line per row, `[table, [values...]]`, tables in load order. Values are JSON as they are
 (Python writes floats with the shortest text that reads back to the same double), except bytes
-(hashes, vectors): {"b64": "..."}. The lexical index is not in the file; the import rebuilds it
-from the episodes with the server's own rules.
+(hashes, vectors): {"b64": "..."}. Recall facts (derived data) are not in the file; the import
+derives them from the episodes with the server's own rules.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 from tutor_memory.domain.chain import verify_chain
 from tutor_memory.domain.episodes import ChainKey
-from tutor_memory.domain.recall.facts import recall_facts
+from tutor_memory.domain.recall.facts import RecallFacts, recall_facts
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.store import codec
 from tutor_memory.store.protocols import Store
@@ -71,9 +71,10 @@ def export_store(store: Store, path: Path) -> TransferReport:
     return report
 
 
-def _rows(path: Path, report: TransferReport, words: list[tuple[int, int, frozenset[str]]],
+def _rows(path: Path, report: TransferReport, derived: list[tuple[int, int, RecallFacts]],
           counter: TokenCounter) -> Iterator[tuple[str, Row]]:  # fmt: skip
-    """The file's rows, checked against the header; collects each episode's words on the way."""
+    """The file's rows, checked against the header; derives each episode's recall facts on the
+    way."""
     chains: dict[int, ChainKey] = {}
     pending: list[tuple[int, Row]] = []
 
@@ -82,7 +83,7 @@ def _rows(path: Path, report: TransferReport, words: list[tuple[int, int, frozen
         for (chain_id, _), ep, facts in zip(
             pending, episodes, recall_facts(episodes, counter), strict=True
         ):
-            words.append((chain_id, ep.episode_id, facts.terms))
+            derived.append((chain_id, ep.episode_id, facts))
         pending.clear()
 
     with gzip.open(path, "rt", encoding="utf-8") as src:
@@ -119,9 +120,9 @@ def import_store(store: Store, path: Path, counter: TokenCounter) -> TransferRep
     if not store.is_empty():
         raise TransferError("the target store already holds chains: import only into an empty one")
     report = TransferReport()
-    words: list[tuple[int, int, frozenset[str]]] = []
-    # The words are consumed only after every row was loaded, when all are collected.
-    store.load_tables(_rows(path, report, words, counter), iter_after(words))
+    derived: list[tuple[int, int, RecallFacts]] = []
+    # The facts are consumed only after every row was loaded, when all are derived.
+    store.load_tables(_rows(path, report, derived, counter), iter_after(derived))
     for chain in store.chains():
         result = verify_chain(store.iter_chain(chain))
         report.chains_verified += 1
@@ -131,7 +132,7 @@ def import_store(store: Store, path: Path, counter: TokenCounter) -> TransferRep
 
 
 def iter_after(
-    items: list[tuple[int, int, frozenset[str]]],
-) -> Iterator[tuple[int, int, frozenset[str]]]:
+    items: list[tuple[int, int, RecallFacts]],
+) -> Iterator[tuple[int, int, RecallFacts]]:
     """Iterates `items` as it is when iteration starts (it is filled meanwhile)."""
     yield from items

@@ -34,7 +34,34 @@ _COLUMNS: tuple[tuple[str, type[np.generic]], ...] = (
     ("dup_key", np.uint64),
     ("tokens", np.uint32),
     ("flagged", np.uint8),
+    # How many stems (with repeats) the episode holds: its length for BM25.
+    ("length", np.uint32),
 )
+# A stem's posting list starts this small and doubles when full.
+INITIAL_POSTINGS = 4
+
+
+class _Postings:
+    """The positions (in the chain's columns) of the episodes holding one stem, and how often
+    each holds it. Grown by doubling: a reader's view of the first n entries never changes."""
+
+    __slots__ = ("count", "positions", "tfs")
+
+    def __init__(self) -> None:
+        self.positions = np.empty(INITIAL_POSTINGS, dtype=np.int32)
+        self.tfs = np.empty(INITIAL_POSTINGS, dtype=np.uint16)
+        self.count = 0
+
+    def add(self, position: int, tf: int) -> None:
+        if self.count == len(self.positions):
+            positions = np.empty(2 * self.count, dtype=np.int32)
+            positions[: self.count] = self.positions
+            tfs = np.empty(2 * self.count, dtype=np.uint16)
+            tfs[: self.count] = self.tfs
+            self.positions, self.tfs = positions, tfs
+        self.positions[self.count] = position
+        self.tfs[self.count] = min(tf, np.iinfo(np.uint16).max)
+        self.count += 1
 
 
 class ChainTable:
@@ -44,9 +71,9 @@ class ChainTable:
             name: np.empty(INITIAL_CAPACITY, dtype=dtype) for name, dtype in _COLUMNS
         }
         self._concepts: dict[str, list[int]] = {}
-        # Normalised word -> how many of the chain's episodes contain it, to tell a query's
-        # distinctive words (rare in this chain) from common ones without asking the store.
-        self._term_df: dict[str, int] = {}
+        # Stem -> the episodes holding it: the chain's whole history, for the lexical set.
+        self._postings: dict[str, _Postings] = {}
+        self._total_length = 0
         # Duplicate key -> positions of the episodes that share it (R2.4's "N more times").
         self._copies: dict[int, list[int]] = {}
         self._lock = threading.Lock()
@@ -77,17 +104,40 @@ class ChainTable:
             c["dup_key"][self._n : end] = [r.dup_key for r in rows]
             c["tokens"][self._n : end] = [r.tokens for r in rows]
             c["flagged"][self._n : end] = [r.flagged for r in rows]
-            df = self._term_df
+            c["length"][self._n : end] = [sum(tf for _, tf in r.stems) for r in rows]
+            postings = self._postings
             for offset, r in enumerate(rows):
-                self._copies.setdefault(r.dup_key, []).append(self._n + offset)
+                position = self._n + offset
+                self._copies.setdefault(r.dup_key, []).append(position)
                 for concept in r.concepts:
                     self._concepts.setdefault(normalise(concept), []).append(r.episode_id)
-                for term in r.terms:
-                    df[term] = df.get(term, 0) + 1
+                for stem, tf in r.stems:
+                    found = postings.get(stem)
+                    if found is None:
+                        found = postings[stem] = _Postings()
+                    found.add(position, tf)
+                    self._total_length += tf
             self._n = end
 
-    def document_frequency(self, term: str) -> int:
-        return self._term_df.get(term, 0)
+    def postings(
+        self, stems: Sequence[str]
+    ) -> list[tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]]:
+        """For each stem, the positions of the episodes holding it and how often they do (views
+        that later appends leave as they are), in `stems`' order."""
+        with self._lock:
+            out = []
+            for stem in stems:
+                found = self._postings.get(stem)
+                if found is None:
+                    out.append((np.empty(0, np.int32), np.empty(0, np.uint16)))
+                else:
+                    out.append((found.positions[: found.count], found.tfs[: found.count]))
+            return out
+
+    @property
+    def total_length(self) -> int:
+        """How many stems (with repeats) the chain's episodes hold in all."""
+        return self._total_length
 
     def copies(self, dup_key: int, within: int) -> npt.NDArray[np.int64]:
         """Positions of the episodes with this duplicate key, among the first `within` rows."""
@@ -107,6 +157,7 @@ class ChainTable:
                 dup_key=c["dup_key"][:n],  # type: ignore[arg-type]
                 tokens=c["tokens"][:n],  # type: ignore[arg-type]
                 flagged=c["flagged"][:n],  # type: ignore[arg-type]
+                length=c["length"][:n],  # type: ignore[arg-type]
             )
 
     def tagged(self, normalised_query: str) -> npt.NDArray[np.int64]:

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.domain.recall.facts import RecallFacts
 from tutor_memory.domain.records import (
     BeliefRow,
     ChainVectors,
@@ -41,8 +42,8 @@ class PreparedEpisode:
 
     episode: NewEpisode
     vector: npt.NDArray[np.float32]
-    # The distinct normalised words of its summary and text, for the full-text index.
-    terms: frozenset[str]
+    # What recall derives from it (stored beside it, in the same transaction).
+    facts: RecallFacts
 
 
 class AppendStatus(enum.Enum):
@@ -111,6 +112,10 @@ class BeliefWrites(Protocol):
         """The current rows as this transaction sees them."""
         ...
 
+    def save_recall_facts(self, chain: ChainKey, facts: Sequence[tuple[int, RecallFacts]]) -> None:
+        """Stores (or remakes) the facts of these episodes of the chain."""
+        ...
+
     def checks_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         """The chain's check episodes after `seq`, in seq order, as this transaction sees them
         (its own appends included)."""
@@ -168,11 +173,9 @@ class EpisodeReads(Protocol):
         """The few columns a block shows, for the chain's episodes among `ids`."""
         ...
 
-    def text_matches(
-        self, chain: ChainKey, terms: Sequence[str], limit: int
-    ) -> list[npt.NDArray[np.int64]]:
-        """For each (normalised) term, the ids of the chain's episodes that contain it, newest
-        first, at most `limit` per term."""
+    def recall_facts(self, chain: ChainKey) -> dict[int, tuple[int, RecallFacts]]:
+        """episode id -> (version of the rules that made them, the facts) for the chain's
+        episodes that have facts stored."""
         ...
 
     def annotations(

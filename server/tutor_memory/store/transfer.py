@@ -2,16 +2,18 @@
 table of the record, column by column, with the values exactly as stored (ids, texts, the JSON
 texts, floats, hashes, vectors), so a chain verifies byte for byte after the move.
 
-Derived indexes are not carried; the importing side rebuilds them (the lexical index from the
-episodes' words, through `TableTransfer.index_terms`). The tables are listed in an order in which
-every reference points to a row already loaded (a belief's `superseded_by` is set afterwards,
-the one change the append-only rules allow).
+Derived data is not carried; the importing side derives it again (each episode's recall facts,
+with the server's own rules, stored through `TableTransfer.load_tables`). The tables are listed
+in an order in which every reference points to a row already loaded (a belief's `superseded_by`
+is set afterwards, the one change the append-only rules allow).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
+
+from tutor_memory.domain.recall.facts import RecallFacts
 
 # Table -> its columns, in load order. The names are the SQLite store's; the PostgreSQL store
 # has the same columns plus its derived student_key.
@@ -78,10 +80,10 @@ class TableTransfer(Protocol):
     def load_tables(
         self,
         rows: Iterable[tuple[str, Row]],
-        terms: Iterable[tuple[int, int, frozenset[str]]],
+        derived: Iterable[tuple[int, int, RecallFacts]],
     ) -> None:
-        """Loads (table, row) pairs in TABLES order, then the lexical index of the episodes
-        ((chain_id, episode_id, words) each), in one transaction."""
+        """Loads (table, row) pairs in TABLES order, then the recall facts of the episodes
+        ((chain_id, episode_id, facts) each), in one transaction."""
         ...
 
 

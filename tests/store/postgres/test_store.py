@@ -12,8 +12,9 @@ import pytest
 
 from tutor_memory.domain.chain import verify_chain
 from tutor_memory.domain.episodes import ChainKey, Kind, validate_new_episode
+from tutor_memory.domain.recall.facts import recall_facts
 from tutor_memory.domain.records import NewBelief
-from tutor_memory.domain.text.words import words
+from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.postgres.database import DatabaseUnreachable
 from tutor_memory.store.postgres.migrate import MIGRATIONS_TABLE, migrations
 from tutor_memory.store.postgres.store import PostgresStore
@@ -21,6 +22,7 @@ from tutor_memory.store.protocols import AppendStatus, PreparedEpisode
 
 NOW = 1_800_000_000_000_000
 DIM = 4
+COUNTER = load_counter(None)
 A = ChainKey("t", "s1", "bio")
 B = ChainKey("t", "s2", "bio")
 
@@ -31,7 +33,8 @@ def _prepared(chain: ChainKey, summary: str, key: str = "") -> PreparedEpisode:
         occurred_at_us=NOW - 1, evidence=[], check=None, quiz=None, client_key=key, now_us=NOW,
         client_key_required=False,
     )  # fmt: skip
-    return PreparedEpisode(ep, np.full(DIM, 0.5, dtype=np.float32), frozenset(words(summary)))
+    (facts,) = recall_facts([ep], COUNTER)
+    return PreparedEpisode(ep, np.full(DIM, 0.5, dtype=np.float32), facts)
 
 
 @pytest.fixture
@@ -165,7 +168,7 @@ def test_the_schema_satisfies_citus_rules_for_co_located_distributed_tables(
                 "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')"
             ).fetchall()
         } - {MIGRATIONS_TABLE}
-        assert {"chains", "episodes", "episode_terms", "beliefs", "day_digests"} <= tables
+        assert {"chains", "episodes", "recall_facts", "beliefs", "day_digests"} <= tables
         with_key = {
             r[0]
             for r in conn.execute(

@@ -11,6 +11,7 @@ import pytest
 
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
+from tutor_memory.domain.recall.facts import RecallFacts
 from tutor_memory.domain.records import NewBelief, NewFileVersion, NewPassage
 from tutor_memory.store.protocols import PreparedEpisode
 from tutor_memory.store.sqlite.store import SqliteStore
@@ -33,7 +34,7 @@ def file_episode(summary: str) -> PreparedEpisode:
         quiz=None,
         client_key="",
     )
-    return PreparedEpisode(ep, np.ones(DIM, np.float32), frozenset())
+    return PreparedEpisode(ep, np.ones(DIM, np.float32), RecallFacts(0, 1, False, "en", ()))
 
 
 def version(n: int, fingerprint: str, pages: tuple[str, ...]) -> NewFileVersion:

@@ -13,7 +13,8 @@ import pytest
 from tutor_memory.domain.chain import verify_chain
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode, validate_new_episode
 from tutor_memory.domain.errors import NotFound
-from tutor_memory.domain.text.words import words
+from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, recall_facts
+from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.protocols import AppendStatus, PreparedEpisode
 from tutor_memory.store.sqlite.migrate import migrations
 from tutor_memory.store.sqlite.store import SqliteStore
@@ -37,7 +38,8 @@ def _prepared(chain: ChainKey, summary: str, key: str = "") -> PreparedEpisode:
         now_us=NOW,
         client_key_required=False,
     )
-    return PreparedEpisode(ep, np.full(DIM, 0.5, dtype=np.float32), frozenset(words(summary)))
+    (facts,) = recall_facts([ep], load_counter(None))
+    return PreparedEpisode(ep, np.full(DIM, 0.5, dtype=np.float32), facts)
 
 
 @pytest.fixture
@@ -109,20 +111,26 @@ def test_failed_transaction_leaves_nothing(
     assert verify_chain(store.iter_chain(A)).ok
 
 
-def test_full_text_is_scoped_to_a_chain_newest_first(store: SqliteStore) -> None:
+def test_recall_facts_are_stored_with_their_episode_and_scoped_to_its_chain(
+    store: SqliteStore,
+) -> None:
     a = store.append(
         [_prepared(A, "La mitosi è una divisione"), _prepared(A, "Ancora la mitosi")],
         model_id="m",
         recorded_at_us=NOW,
     )
     store.append([_prepared(B, "mitosi anche qui")], model_id="m", recorded_at_us=NOW)
-    mitosi, divisione, absent = store.text_matches(A, ["mitosi", "divisione", "meiosi"], 10)
-    assert mitosi.tolist() == [a[1].episode.episode_id, a[0].episode.episode_id]
-    assert divisione.tolist() == [a[0].episode.episode_id]
-    assert absent.tolist() == []
-    # A term that is FTS5 syntax is searched as a word, never parsed as a query.
-    (odd,) = store.text_matches(A, ['" OR *'], 10)
-    assert odd.tolist() == []
+    kept = store.recall_facts(A)
+    assert set(kept) == {o.episode.episode_id for o in a}
+    version, facts = kept[a[0].episode.episode_id]
+    assert version == FACTS_VERSION
+    assert facts.language == "it"
+    assert dict(facts.stems) == {"mitos": 1, "division": 1}
+    # A duplicate key over 2**63 survives SQLite's signed integers.
+    big = RecallFacts(2**64 - 5, 3, False, "en", (("osmosi", 2),))
+    with store.writing() as w:
+        w.save_recall_facts(A, [(a[1].episode.episode_id, big)])
+    assert store.recall_facts(A)[a[1].episode.episode_id] == (FACTS_VERSION, big)
 
 
 def test_annotations_are_chain_scoped_and_append_only(store: SqliteStore) -> None:

@@ -1,8 +1,9 @@
 """Concept extraction (SPEC R3.1, R5.1): the interface, and a built-in extractor with no model.
 
 `OfflineExtractor` ("builtin") reads a `Document` with patterns and the word lists of
-`tutor_memory.lang`, so it runs offline, deterministically and in any of the supported languages
-(en, it, es, fr, de, pt, ar), in one pass. A caller with its own model sends its concepts instead.
+`tutor_memory.domain.lang`, so it runs offline, deterministically and in any of the supported
+languages (en, it, es, fr, de, pt, ar), in one pass. A caller with its own model sends its
+concepts instead.
 
 What it finds, strongest signal first:
 - definitional sentences, term first: "Osmosis is the diffusion of water…", "Mitochondria are…",
@@ -16,8 +17,8 @@ What it finds, strongest signal first:
   "Chapter 3" are not concepts) and have text under them: the first sentence is their summary;
 - `**bold**` terms in Markdown (weakest: the sentence around them is the summary).
 Under a furniture heading ("Summary", "Common mistakes", "Exercises", "Glossary": see
-`tutor_memory.conceptmap.headings`) only glossary entries count: a summary restates, a list of
-common mistakes states what is wrong, exercises ask.
+`tutor_memory.domain.conceptmap.headings`) only glossary entries count: a summary restates, a list
+of common mistakes states what is wrong, exercises ask.
 
 Concepts are merged by canonical key; the `MAX_CONCEPTS_PER_FILE` with the strongest evidence are
 kept (definitions weigh 3, glosses and headings 2, bold 1; ties go to the first seen), in the
@@ -48,6 +49,7 @@ exact names count.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterator, Sequence
@@ -104,7 +106,8 @@ _GLOSSARY_PLAIN = re.compile(
     r"^(?P<term>[^:\u2013\u2014]{1,80}?)\s*(?::|\s[-\u2013\u2014]\s)\s*(?P<rest>.+)$"
 )
 _PARENTHESIS = re.compile(r"\(([^()]+)\)")
-_CLAUSE_START = re.compile(r".*[,;:\u060c\u061b]")
+# Punctuation after which the clause that a parenthesis glosses starts.
+_CLAUSE_MARKS = ",;:\u060c\u061b"
 _NAME_EDGES = " \t:.;,-\u2013\u2014*\"'\u201c\u201d()"
 
 # Punctuation that ends a list of prerequisites (a comma only separates its items): "builds on the
@@ -322,7 +325,7 @@ class _Reader:
             language = guess_language(tokens)
             self._definition(plain, tokens, language, page, sections)
             self._naming(plain, tokens, language, previous, page, sections)
-            self._parenthetical(plain, page, sections)
+            self._parenthetical(plain, tokens, page, sections)
             self._cue(plain, tokens, language, sections)
             for term in strong_spans(sentence):
                 term = term.strip(_NAME_EDGES)
@@ -405,12 +408,31 @@ class _Reader:
                 self.add(_Signal.NAMING, name, summary, definition, page, sections)
             return
 
-    def _parenthetical(self, plain: str, page: int, sections: tuple[str, ...]) -> None:
+    def _parenthetical(
+        self, plain: str, tokens: Sequence[Token], page: int, sections: tuple[str, ...]
+    ) -> None:
+        """A name glossed by the parenthesis after it: the clause before the bracket, from the last
+        clause mark on ("…, osmosis (the diffusion of water)")."""
+        starts = [t.start for t in tokens]
+        ends = [t.end for t in tokens]
+        clause_start = scanned = 0
         for match in _PARENTHESIS.finditer(plain):
             gloss = _predicate(match.group(1))
             if any(c.isdigit() for c in gloss) or _word_count(gloss) < MIN_DEFINITION_WORDS:
                 continue
-            clause = _CLAUSE_START.sub("", plain[: match.start()]).strip()
+            # Each stretch of the sentence is searched for clause marks once, whatever the number
+            # of parentheses that follow it.
+            last_mark = max(plain.rfind(mark, scanned, match.start()) for mark in _CLAUSE_MARKS)
+            clause_start = max(clause_start, last_mark + 1)
+            scanned = match.start()
+            # A clause of more words than a name has is not one; counted from the sentence's
+            # tokens, so that a long clause before many parentheses is not re-read for each.
+            words = bisect.bisect_right(ends, match.start()) - bisect.bisect_left(
+                starts, clause_start
+            )
+            if words > MAX_NAME_WORDS:
+                continue
+            clause = plain[clause_start : match.start()].strip()
             if _valid_name(clause, marked=False):
                 self.add(_Signal.PARENTHETICAL, clause, plain, gloss, page, sections)
 

@@ -7,9 +7,9 @@ word (an article after a content word starts the next phrase: "we call the mitoc
 powerhouse"), and, in a language with glued articles, where a definite word is followed by an
 indefinite one (Arabic "نسمي الميتوكوندريا محطة الطاقة": the name is الميتوكوندريا).
 
-When the sentence's language is known (`tutor_memory.conceptmap.language.guess_language`), only that
-language's articles and connectors count as such ("das" is an article in German, a connector in
-Portuguese); otherwise those of every language do.
+When the sentence's language is known (`tutor_memory.domain.conceptmap.language.guess_language`),
+only that language's articles and connectors count as such ("das" is an article in German, a
+connector in Portuguese); otherwise those of every language do.
 """
 
 from __future__ import annotations

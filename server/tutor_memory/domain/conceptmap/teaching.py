@@ -26,6 +26,7 @@ names only).
 
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -67,10 +68,44 @@ def _index(field_name: str) -> PhraseIndex[Phrase]:
     return build_index(field_name, glued_conjunctions=True)
 
 
-def _skip_lead_ins(tokens: Sequence[Token], pos: int) -> int:
-    while (lead := longest_at(_index("lead_ins"), tokens, pos)) is not None:
-        pos = lead.end
-    return pos
+class _Sentence:
+    """A sentence read for teaching, with what its clauses ask of the whole sentence (its language,
+    where the links of "consider X as Y" are, where each run of lead-ins ends) worked out once:
+    asked again from each clause, a sentence of many clauses would cost the square of its length.
+    """
+
+    def __init__(self, text: str, tokens: Sequence[Token]) -> None:
+        self.text = text
+        self.tokens = tokens
+        self._lead_in_ends: dict[int, int] = {}
+
+    @functools.cached_property
+    def language(self) -> str | None:
+        return guess_language(self.tokens)
+
+    @functools.cached_property
+    def _link_starts(self) -> list[int]:
+        index = _index("consider_links")
+        return [i for i in range(len(self.tokens)) if longest_at(index, self.tokens, i)]
+
+    def first_link_from(self, pos: int) -> int | None:
+        """The first token at or after `pos` where a link of "consider X as Y" starts."""
+        found = bisect.bisect_left(self._link_starts, pos)
+        return self._link_starts[found] if found < len(self._link_starts) else None
+
+    def skip_lead_ins(self, pos: int) -> int:
+        """Where the words after the lead-ins starting at `pos` begin; remembered for every
+        position passed, so that a run of lead-ins ("ok, ok, ok, …") is read once."""
+        passed: list[int] = []
+        while pos not in self._lead_in_ends and (
+            lead := longest_at(_index("lead_ins"), self.tokens, pos)
+        ):
+            passed.append(pos)
+            pos = lead.end
+        end = self._lead_in_ends.get(pos, pos)
+        for position in passed:
+            self._lead_in_ends[position] = end
+        return end
 
 
 def _opens_question(tokens: Sequence[Token]) -> bool:
@@ -101,13 +136,14 @@ def _clause_starts(sentence: str, tokens: Sequence[Token]) -> list[int]:
     return [i for i in range(len(tokens)) if i == 0 or clause_break_before(sentence, tokens, i)]
 
 
-def _topic(sentence: str, tokens: Sequence[Token], start: int, limit: int) -> str:
+def _topic(reading: _Sentence, start: int, limit: int) -> str:
     """The subject of the note in tokens[start:limit], framing removed; "" if it has none.
 
     After a naming verb the subject is one run of content words, whatever function words come
     first: Spanish "llamamos *a las* mitocondrias la central…", Portuguese "chamamos as
     mitocôndrias *de* usina…" (where "de" introduces the new name, not part of the old one).
     """
+    sentence, tokens = reading.text, reading.tokens
     pos, named = start, False
     while pos < limit:
         framing = longest_at(_index("teach_framings"), tokens, pos)
@@ -118,7 +154,7 @@ def _topic(sentence: str, tokens: Sequence[Token], start: int, limit: int) -> st
             pos, named = verb.end, True
         elif framing is not None:
             pos = framing.end
-    language = guess_language(tokens)
+    language = reading.language
     phrase = noun_phrase(
         sentence,
         tokens,
@@ -149,16 +185,17 @@ def _note(sentence: str, tokens: Sequence[Token], start: int) -> str:
     return sentence[tokens[start].start :].strip(_NOTE_EDGES)
 
 
-def _consider(sentence: str, tokens: Sequence[Token], pos: int) -> Teaching | None:
-    trigger = longest_at(_index("consider_triggers"), tokens, pos)
+def _consider(reading: _Sentence, pos: int) -> Teaching | None:
+    trigger = longest_at(_index("consider_triggers"), reading.tokens, pos)
     if trigger is None:
         return None
-    for link_pos in range(trigger.end + 1, len(tokens)):
-        if longest_at(_index("consider_links"), tokens, link_pos) is not None:
-            topic = _topic(sentence, tokens, trigger.end, link_pos)
-            note = _note(sentence, tokens, trigger.end)
-            return Teaching(note, topic) if note and topic else None
-    return None
+    link_pos = reading.first_link_from(trigger.end + 1)
+    if link_pos is None:
+        return None
+    # The topic first: it lies before the link, while the note runs to the end of the sentence.
+    topic = _topic(reading, trigger.end, link_pos)
+    note = _note(reading.text, reading.tokens, trigger.end) if topic else ""
+    return Teaching(note, topic) if note and topic else None
 
 
 def detect_teaching(text: str) -> Teaching | None:
@@ -169,16 +206,17 @@ def detect_teaching(text: str) -> Teaching | None:
         tokens = tokenize(sentence)
         if _sentence_is_question(sentence, tokens):
             continue
+        reading = _Sentence(sentence, tokens)
         for clause in _clause_starts(sentence, tokens):
-            pos = _skip_lead_ins(tokens, clause)
+            pos = reading.skip_lead_ins(clause)
             trigger = longest_at(_index("teach_triggers"), tokens, pos)
             if trigger is not None:
-                note = _note(sentence, tokens, trigger.end)
-                topic = _topic(sentence, tokens, trigger.end, len(tokens))
+                topic = _topic(reading, trigger.end, len(tokens))
+                note = _note(sentence, tokens, trigger.end) if topic else ""
                 if note and topic:
                     return Teaching(note, topic)
                 continue
-            taught = _consider(sentence, tokens, pos)
+            taught = _consider(reading, pos)
             if taught is not None:
                 return taught
     return None

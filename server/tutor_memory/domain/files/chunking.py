@@ -7,25 +7,22 @@ the limit, so a chunk is as full as the boundaries allow, except that a chunk do
 title line (a short single line without closing punctuation) that could open the next chunk: a
 heading stays with the text it introduces.
 
-Sentence boundaries are punctuation-based and language-neutral: one or more of `. ! ? …` (and the
-CJK and Arabic full stop and question marks) followed by optional closing quotes or brackets and
-whitespace. An abbreviation ("e.g. ", "Dr. ") therefore counts as a boundary; that can only make a
-chunk end a little early, never lose or reorder text.
+Sentence boundaries are those of `tutor_memory.domain.text.sentences` under its `LINES_JOINED`
+rule (`sentence_pieces`): punctuation-based and language-neutral, with no abbreviation lexicon, so
+an abbreviation ("e.g. ", "Dr. ") counts as a boundary; that can only make a chunk end a little
+early, never lose or reorder text.
+
+Every step is linear in the length of the text: the splitters scan once, and packing keeps the
+stripped length of the chunk being built up to date piece by piece instead of re-joining it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-# Sentence-ending punctuation (escaped: ellipsis, ideographic full stop, fullwidth ! and ?, Arabic
-# question mark) and the closing quotes or brackets that may follow it (escaped: curly double and
-# single quotes, closing guillemet).
-_TERMINAL = ".!?\u2026\u3002\uff01\uff1f\u061f"
-_CLOSING = "\"')\\]\u201d\u2019\u00bb"
-# The end of a sentence inside a text, and at the end of a line.
-_SENTENCE_END = re.compile(f"[{_TERMINAL}]+[{_CLOSING}]*\\s+")
-_ENDS_SENTENCE = re.compile(f"[{_TERMINAL}]+[{_CLOSING}]*$")
+from tutor_memory.domain.text.sentences import ends_with_sentence_end
 
 # Punctuation that ends a clause: a line ending in one continues into the next.
 _CLAUSE_END = frozenset(",;:")
@@ -33,7 +30,8 @@ _CLAUSE_END = frozenset(",;:")
 # Longest line that can be a heading, in characters.
 HEADING_MAX_CHARS = 80
 
-# A paragraph break: a line holding nothing but whitespace.
+# A paragraph break: a line holding nothing but whitespace. Linear: an attempt starts only at a line
+# break and reads the blanks after it, which no other attempt reads.
 _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 
 # A run of whitespace followed by the next word.
@@ -57,13 +55,9 @@ def _split_after(text: str, boundary: re.Pattern[str]) -> list[str]:
     return [piece for piece in pieces if piece]
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of `text`, each keeping its trailing whitespace."""
-    return _split_after(text, _SENTENCE_END)
-
-
-def split_words(text: str) -> list[str]:
-    """Words of `text`, each keeping its trailing whitespace."""
+def split_at_spaces(text: str) -> list[str]:
+    """`text` cut after every run of white space: its words, each keeping the white space after
+    it (unlike `tutor_memory.domain.text.words.split_words`, which keeps letters only)."""
     return _split_after(text, _WORD_GAP)
 
 
@@ -79,6 +73,9 @@ def split_markdown_blocks(text: str) -> list[str]:
     """
     blocks: list[str] = []
     current: list[str] = []
+    # Whether `current` holds a line with text (tracked, not recomputed: a run of blank lines
+    # would otherwise be rescanned at each of its lines).
+    has_text = False
     fence: str | None = None
     for line in text.splitlines(keepends=True):
         opened = FENCE.match(line)
@@ -87,11 +84,13 @@ def split_markdown_blocks(text: str) -> list[str]:
         elif fence is not None and opened and closes_fence(opened.group(1), fence):
             fence = None
         current.append(line)
-        if fence is None and not line.strip() and any(part.strip() for part in current):
+        blank = not line.strip()
+        has_text = has_text or not blank
+        if fence is None and blank and has_text:
             blocks.append("".join(current))
-            current = []
+            current, has_text = [], False
     if current:
-        if blocks and not any(part.strip() for part in current):
+        if blocks and not has_text:
             blocks[-1] += "".join(current)
         else:
             blocks.append("".join(current))
@@ -109,7 +108,7 @@ def looks_like_heading(piece: str) -> bool:
     return (
         0 < len(line) <= HEADING_MAX_CHARS
         and "\n" not in line
-        and not _ENDS_SENTENCE.search(line)
+        and not ends_with_sentence_end(line)
         and line[-1] not in _CLAUSE_END
     )
 
@@ -138,12 +137,44 @@ def _pieces(text: str, limit: int, splitters: Sequence[Splitter]) -> list[str]:
     return out
 
 
+@dataclass(slots=True)
+class _Stripped:
+    """The length of a concatenation of pieces once stripped, kept up to date piece by piece."""
+
+    chars: int = 0  # every character
+    leading: int = 0  # white space before the first non-blank character (all of it while blank)
+    trailing: int = 0  # white space after the last non-blank character
+    blank: bool = True
+
+    def length_with(self, piece: str) -> int:
+        """The stripped length once `piece` is appended."""
+        body = len(piece.strip())
+        if not body:
+            return 0 if self.blank else self.chars - self.leading - self.trailing
+        if self.blank:
+            return body
+        return self.chars - self.leading + len(piece.rstrip())
+
+    def add(self, piece: str) -> None:
+        if not piece.strip():
+            self.trailing += len(piece)
+            if self.blank:
+                self.leading += len(piece)
+        else:
+            if self.blank:
+                self.leading += len(piece) - len(piece.lstrip())
+                self.blank = False
+            self.trailing = len(piece) - len(piece.rstrip())
+        self.chars += len(piece)
+
+
 def _pack(pieces: list[str], limit: int) -> list[str]:
     """Join consecutive pieces while the stripped result stays within `limit`."""
     chunks: list[str] = []
     current: list[str] = []
+    size = _Stripped()
     for piece in pieces:
-        if current and len("".join([*current, piece]).strip()) > limit:
+        if current and size.length_with(piece) > limit:
             carried: list[str] = []
             if (
                 len(current) > 1
@@ -152,8 +183,11 @@ def _pack(pieces: list[str], limit: int) -> list[str]:
             ):
                 carried = [current.pop()]
             chunks.append("".join(current))
-            current = carried
+            current, size = carried, _Stripped()
+            for kept in carried:
+                size.add(kept)
         current.append(piece)
+        size.add(piece)
     if current:
         chunks.append("".join(current))
     return chunks

@@ -31,7 +31,6 @@ Text files must be UTF-8 (a byte-order mark is allowed). Line endings are normal
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -41,13 +40,13 @@ from tutor_memory.domain.files.chunking import (
     FENCE,
     chunk,
     closes_fence,
+    split_at_spaces,
     split_markdown_blocks,
     split_paragraphs,
-    split_sentences,
-    split_words,
 )
 from tutor_memory.domain.files.document import Document, DocumentKind, Page
 from tutor_memory.domain.files.errors import FileRejected
+from tutor_memory.domain.text.sentences import sentence_pieces
 
 # Largest file accepted, in bytes (25 MiB): a long textbook PDF fits; anything bigger is more likely
 # a scanned book or a video sent by mistake, and would hold a worker for seconds.
@@ -77,10 +76,9 @@ _TEXT_EXTENSIONS = frozenset({".txt", ".text"})
 _PAGE_HEADING_LEVEL = 2
 _MAX_HEADING_LEVEL = 6
 
-# An ATX heading: up to 3 spaces, 1-6 `#`, then whitespace and the title (or nothing at all).
-_ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-# The optional closing run of `#` after a heading's title.
-_ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+# Most spaces before the `#` of an ATX heading (CommonMark: four would make it indented code).
+_MAX_HEADING_INDENT = 3
+_BLANKS = " \t"
 
 
 def read_document(content: bytes, filename: str, media_type: str) -> Document:
@@ -188,11 +186,36 @@ def _pdf_title(reader: PdfReader) -> str:
 
 
 def _read_text(text: str) -> Document:
-    chunks = chunk(text, TEXT_PAGE_CHARS, (split_paragraphs, split_sentences, split_words))
+    chunks = chunk(text, TEXT_PAGE_CHARS, (split_paragraphs, sentence_pieces, split_at_spaces))
     if not chunks:
         raise FileRejected("the file contains no text")
     pages = tuple(Page(number=i, text=c) for i, c in enumerate(chunks, start=1))
     return Document(kind="text", pages=pages)
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of an ATX heading line, or None: up to 3 spaces, 1-6 `#`, then nothing but
+    blanks, or blanks and the title; an optional closing run of `#` (after a blank, or making up
+    the whole title) is not part of the title.
+
+    A scanner rather than a pattern: the pattern this replaces backtracked quadratically on a long
+    line with blanks inside its title.
+    """
+    indent = len(line) - len(line.lstrip(" "))
+    if indent > _MAX_HEADING_INDENT:
+        return None
+    after_marks = len(line) - len(line[indent:].lstrip("#"))
+    level = after_marks - indent
+    if not 0 < level <= _MAX_HEADING_LEVEL:
+        return None
+    rest = line[after_marks:]
+    if rest and rest[0] not in _BLANKS:
+        return None  # "#hashtag" is not a heading
+    title = rest.strip(_BLANKS)
+    bare = title.rstrip("#")
+    if len(bare) < len(title) and (not bare or bare[-1] in _BLANKS):
+        title = bare.rstrip(_BLANKS)
+    return level, title.strip()
 
 
 @dataclass(slots=True)
@@ -216,11 +239,10 @@ class _HeadingTracker:
             if opened and closes_fence(opened.group(1), self.fence):
                 self.fence = None
             return 0
-        match = _ATX_HEADING.match(line)
-        if match is None:
+        parsed = atx_heading(line)
+        if parsed is None:
             return 0
-        level = len(match.group(1))
-        heading = _ATX_CLOSING.sub("", match.group(2) or "").strip()
+        level, heading = parsed
         self.levels[level - 1] = heading
         for deeper in range(level, _MAX_HEADING_LEVEL):
             self.levels[deeper] = None
@@ -271,7 +293,7 @@ def _markdown_pages(body: str, levels: tuple[str | None, ...], first_number: int
     tracker = _HeadingTracker(levels=list(levels))
     if len(body) <= MAX_PAGE_CHARS:
         return [Page(number=first_number, text=body, headings=tracker.path())]
-    parts = chunk(body, MAX_PAGE_CHARS, (split_markdown_blocks, split_sentences, split_words))
+    parts = chunk(body, MAX_PAGE_CHARS, (split_markdown_blocks, sentence_pieces, split_at_spaces))
     # Headings below the section's own (### and deeper) move the path along as the parts go by.
     pages: list[Page] = []
     for offset, part in enumerate(parts):

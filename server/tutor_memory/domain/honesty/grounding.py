@@ -1,12 +1,14 @@
 """A deterministic trace of an answer to its sources (SPEC R7.2, R7.3): no model call.
 
-An answer is cut into sentences (`split_sentences`); each sentence is compared with every source:
+An answer is cut into sentences (`split_sentences`: the shared scanner of
+`tutor_memory.domain.text.sentences` with its `ANSWER` rule); each sentence is compared with every
+source:
 the file passages the tutor had, and the memories recalled for that turn (each labelled with when
 it happened, R7.2). The rule, in words:
 
-- A sentence's *terms* are its distinct content words (normalised by `tutor_memory.recall.text`;
-  not a stop word of any language, not a conversational word of `grounding_words.json`, at least
-  MIN_WORD_CHARS letters) and its numbers.
+- A sentence's *terms* are its distinct content words (normalised by
+  `tutor_memory.domain.text.normalise`; not a stop word of any language, not a conversational word
+  of the language files' `discourse_words`, at least MIN_WORD_CHARS letters) and its numbers.
 - A sentence with fewer than MIN_COUNTED_TERMS terms ("Sure!", "Great question!") claims nothing:
   it is neither grounded nor counted.
 - A counted sentence traces to a source when every one of its numbers occurs in the source and
@@ -15,7 +17,7 @@ it happened, R7.2). The rule, in words:
 - Two words are the same when they are equal, or share at least STEM_MIN_CHARS letters and differ
   only in their last STEM_MAX_SUFFIX letters at most (cell/cells, membrane/membranes,
   cellula/cellule). Arabic words are also compared without a glued conjunction, preposition or
-  article (والماء / الماء / ماء), from the `glued_prefixes` of the data file.
+  article (والماء / الماء / ماء), from the `glued_prefixes` of the language files.
 
 Status: every counted sentence traces -> answered; some do -> partial; none do -> impossible. An
 answer with no counted sentence claims nothing: answered when there was a source to answer from,
@@ -30,24 +32,19 @@ from __future__ import annotations
 
 import enum
 import functools
-import json
 import operator
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import resources
-from typing import Any
 from zoneinfo import ZoneInfo
 
+from tutor_memory.domain import lang
 from tutor_memory.domain.recall.block_text import DATE_FORMAT
+from tutor_memory.domain.text import sentences
 from tutor_memory.domain.text.normalise import normalise
 from tutor_memory.domain.text.words import split_words, stop_words, words
-
-# The lexicon this module reads (sentence abbreviations, conversational words, Arabic glued
-# prefixes), beside this module.
-WORDS_FILE = "grounding_words.json"
 
 # A sentence needs this many terms (content words plus numbers) to claim anything: one word alone
 # ("Sure!", "Exactly.") is conversation, two ("Osmosis needs membranes.") already a claim.
@@ -78,22 +75,9 @@ GLUED_REST_MIN_CHARS = 3
 # a trace is for a person to follow, and a general sentence can match dozens of passages.
 MAX_TRACES_PER_KIND = 3
 
-# Sentence ends: Latin . ! ? and the ellipsis, Arabic question mark and full stop, and the CJK
-# full stop; closing quotes and brackets after them belong to the sentence. A line break always
-# ends a sentence (list items, headings).
-_BOUNDARY = re.compile(
-    r"(?P<end>[.!?\u2026\u061f\u06d4\u3002]+)(?P<close>[\"'\u201d\u2019\u00bb)\]]*)(?=\s|$)"
-    r"|(?P<newline>\n)"
-)
-# Terminators after which a sentence may continue: a dot or an ellipsis ("approx. the", "e.g.
-# osmosis"). ! and ? always end a sentence.
-_SOFT_ENDS = frozenset(".\u2026")
-# Opening brackets and quotes, stripped from the word before a dot: "(e.g" -> "e.g".
-_OPENERS = "([{\"'\u201c\u2018\u00ab"
-_NEXT_VISIBLE = re.compile(r"\s*(\S)")
 # Numbers in normalised text, with decimal and thousands separators (3.5, 3,5, 1.000).
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-# A word in normalised text, as `tutor_memory.recall.text` cuts them.
+# A word in normalised text, as `tutor_memory.domain.text.words` cuts them.
 _WORD = re.compile(r"[^\W_]+")
 # What separates words in ASCII text (everything but letters and digits), as a translation to
 # spaces.
@@ -151,57 +135,21 @@ class GroundingResult:
 
 @dataclass(frozen=True, slots=True)
 class _Lexicon:
-    abbreviations: frozenset[str]
     discourse_words: frozenset[str]
     glued_prefixes: tuple[str, ...]
 
 
-def _language_lists(raw: Mapping[str, Any], field: str) -> list[str]:
-    table = raw.get(field)
-    if not isinstance(table, dict):
-        raise ValueError(f"{WORDS_FILE}: '{field}' must map language codes to word lists")
-    out: list[str] = []
-    for code, items in table.items():
-        if not isinstance(items, list) or not all(isinstance(w, str) and w for w in items):
-            raise ValueError(f"{WORDS_FILE}: '{field}.{code}' must be a list of non-empty strings")
-        out.extend(items)
-    return out
-
-
 @functools.cache
 def _lexicon() -> _Lexicon:
-    text = (
-        resources.files("tutor_memory.domain.lang").joinpath(WORDS_FILE).read_text(encoding="utf-8")
-    )
-    raw = json.loads(text)
-    if not isinstance(raw, dict):
-        raise ValueError(f"{WORDS_FILE} must hold a JSON object")
-    prefixes = {normalise(p) for p in _language_lists(raw, "glued_prefixes")}
+    languages = lang.all_languages()
+    prefixes = {normalise(p) for data in languages for p in data.glued_prefixes}
     return _Lexicon(
-        # Abbreviations keep their inner dots ("e.g"), so they are compared as normalised chunks.
-        abbreviations=frozenset(normalise(a) for a in _language_lists(raw, "abbreviations")),
         discourse_words=frozenset(
-            w for entry in _language_lists(raw, "discourse_words") for w in words(entry)
+            w for data in languages for entry in data.discourse_words for w in words(entry)
         ),
         # Longest first, so that "وال" is tried before "و".
         glued_prefixes=tuple(sorted(prefixes, key=lambda p: (-len(p), p))),
     )
-
-
-def _is_sentence_end(text: str, start: int, match: re.Match[str]) -> bool:
-    """Whether the terminator `match` really ends the sentence that began at `start`."""
-    end = match.group("end")
-    if not set(end) <= _SOFT_ENDS:
-        return True
-    following = _NEXT_VISIBLE.match(text, match.end())
-    if following is not None and following.group(1).islower():
-        return False
-    if end == ".":
-        before = text[start : match.start()].rsplit(maxsplit=1)
-        chunk = before[-1].lstrip(_OPENERS) if before else ""
-        if normalise(chunk) in _lexicon().abbreviations:
-            return False
-    return True
 
 
 def split_sentences(text: str) -> list[str]:
@@ -212,23 +160,7 @@ def split_sentences(text: str) -> list[str]:
     A dot does not end one before a lowercase word ("e.g. the cell") or after a known abbreviation
     ("Dr. Smith", "p. 3"); a dot inside a number (3.5) is not followed by white space.
     """
-    sentences: list[str] = []
-    start = 0
-    for match in _BOUNDARY.finditer(text):
-        if match.group("newline") is not None:
-            cut, resume = match.start(), match.end()
-        elif _is_sentence_end(text, start, match):
-            cut = resume = match.end()
-        else:
-            continue
-        piece = text[start:cut].strip()
-        if piece:
-            sentences.append(piece)
-        start = resume
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
+    return sentences.split_sentences(text, sentences.ANSWER)
 
 
 def _rest(word: str) -> str | None:
@@ -387,7 +319,7 @@ def _source(text: str) -> _Source:
     # anyway); most passages are ASCII, or become ASCII once accents are folded.
     normalised = text if text.isascii() else normalise(text)
     if normalised.isascii():
-        # recall.text's word pattern on ASCII text is [A-Za-z0-9]+: C string methods give the
+        # The word pattern of `words` on ASCII text is [A-Za-z0-9]+: C string methods give the
         # same words several times faster. Digits are never changed, so numbers read as is.
         tokens = set(normalised.lower().translate(_ASCII_NON_WORD).split())
         return _Source(normalised, _latin_forms(tokens), tokens)

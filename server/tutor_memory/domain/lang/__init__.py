@@ -32,9 +32,9 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   "nowadays"; "Julio César"; Arabic "في اليوم", "per day"); a time expression overlapping one is
   ignored.
 - `stop_words`: 100-250 of the language's most common function words and question words, already
-  normalised (as `tutor_memory.recall.text.normalise` leaves them).
+  normalised (as `tutor_memory.domain.text.normalise` leaves them).
 
-Concept names (SPEC R3.2, R3.3; `tutor_memory.conceptmap.canonical`, `.headings`):
+Concept names (SPEC R3.2, R3.3; `tutor_memory.domain.conceptmap.canonical`, `.headings`):
 
 - `articles`: standalone articles ("the", "il", "l'", "los", "des", "die", "os"). One at the start
   of a concept name is dropped from its canonical key. Single words.
@@ -48,12 +48,12 @@ Concept names (SPEC R3.2, R3.3; `tutor_memory.conceptmap.canonical`, `.headings`
   `min_stem` letters before it and not ending in any of `unless`, folds to stem + `replacement`.
   Rules apply to every Latin-script word whatever its language (a name's language is not known), so
   a rule belongs here only if it never makes two different words of *any* language equal; see
-  `tutor_memory.conceptmap.canonical` for the exact list and what is deliberately not folded.
+  `tutor_memory.domain.conceptmap.canonical` for the exact list and what is deliberately not folded.
 - `plural_exceptions`: words no rule may fold, because the folded form is a different word
   ("species" would meet "specie", "odds" would meet "odd").
 - `plural_irregulars`: an object mapping irregular plurals to their singular ("children": "child").
 
-Section headings (SPEC R3.2; `tutor_memory.conceptmap.headings`):
+Section headings (SPEC R3.2; `tutor_memory.domain.conceptmap.headings`):
 
 - `section_headings`: a file's furniture ("Introduction", "Common mistakes", "Esercizi"). A concept
   name equal to one (compared by canonical key, numbering ignored) is rejected.
@@ -63,7 +63,7 @@ Section headings (SPEC R3.2; `tutor_memory.conceptmap.headings`):
   "Kapitel", "الفصل"): "Chapter 3", "Section 2.1". Single words.
 - `number_words`: numbers written as words after a label ("Part Two", "الفصل الثالث"). Single words.
 
-The offline extractor (SPEC R3.1, R5.1; `tutor_memory.conceptmap.extract`):
+The offline extractor (SPEC R3.1, R5.1; `tutor_memory.domain.conceptmap.extract`):
 
 - `definition_links`: what joins a term to its definition, term first ("is a", "è un", "es una",
   "هو"). When the last word is an article, the definition starts with it. A link word written with
@@ -76,7 +76,7 @@ The offline extractor (SPEC R3.1, R5.1; `tutor_memory.conceptmap.extract`):
   Krebs"). An article is allowed inside a name only right after one ("theory of the firm").
 - `list_conjunctions`: words that separate the items of a list ("and", "e", "y", "und").
 
-Teaching and questions (SPEC R4; `tutor_memory.conceptmap.teach`):
+Teaching and questions (SPEC R4; `tutor_memory.domain.conceptmap.teaching`):
 
 - `question_openers`: words that open a question at the start of a sentence: question words that
   cannot start a statement, and the verb-first forms of an inverted question ("is", "can you",
@@ -94,8 +94,8 @@ Teaching and questions (SPEC R4; `tutor_memory.conceptmap.teach`):
 - `naming_verbs`: how a teacher introduces the class's own term ("we call", "chiamiamo", "نسمي");
   what follows is the subject.
 
-Spoken expression (SPEC R5.5; `tutor_memory.beliefs.spoken`): a check topic containing one of these
-is the student's own words, not a subject term.
+Spoken expression (SPEC R5.5; `tutor_memory.domain.beliefs.spoken`): a check topic containing one
+of these is the student's own words, not a subject term.
 
 - `question_words`: question words anywhere in the topic ("what", "perché", "ماذا").
 - `asking_verbs`: asking and explaining verbs, imperative as students type them ("explain",
@@ -105,10 +105,22 @@ is the student's own words, not a subject term.
 - `fillers`: discourse fillers and politeness ("ok", "bueno", "allora", "يعني").
   None of these four may list a word that is an article of any language (a test checks it).
 
-Phrases are written in the syntax documented in `tutor_memory.recall.text` (words, with `*` / `**`
-wildcards for the words a recap or question may put in between); `month_prepositions`, `year_links`
-and month names are plain words, without wildcards. Lists may be empty where a language has no such
-words (Arabic has no standalone articles; Italian plural folding is not safe).
+Sentences and grounding (SPEC R7.2, R7.3; `tutor_memory.domain.text.sentences`,
+`tutor_memory.domain.honesty.grounding`):
+
+- `abbreviations`: abbreviations after whose full stop a tutor's sentence goes on ("e.g", "Dr",
+  "p", "z.B"), written without their final dot (inner dots kept), compared normalised.
+- `discourse_words`: conversational words of an answer that claim nothing about the subject
+  ("sure", "great question", "certo", "claro"); with the stop words, they never count as a term
+  of a sentence.
+- `glued_prefixes`: every prefix that may be glued to a word (Arabic conjunctions, prepositions and
+  the article, alone and combined: و, ب, ال, وال, بال), so that grounding compares والماء with
+  الماء and ماء. Longest first is not required: the reader sorts them.
+
+Phrases are written in the syntax documented in `tutor_memory.domain.text.phrases` (words, with `*`
+/ `**` wildcards for the words a recap or question may put in between); `month_prepositions`,
+`year_links` and month names are plain words, without wildcards. Lists may be empty where a
+language has no such words (Arabic has no standalone articles; Italian plural folding is not safe).
 """
 
 from __future__ import annotations
@@ -174,6 +186,9 @@ _STRING_LIST_FIELDS = (
     "asking_verbs",
     "pronouns",
     "fillers",
+    "abbreviations",
+    "discourse_words",
+    "glued_prefixes",
 )
 
 _PLURAL_RULE_KEYS = frozenset({"ending", "replacement", "min_stem", "unless"})
@@ -235,6 +250,9 @@ class LanguageData:
     asking_verbs: tuple[str, ...]
     pronouns: tuple[str, ...]
     fillers: tuple[str, ...]
+    abbreviations: tuple[str, ...]
+    discourse_words: tuple[str, ...]
+    glued_prefixes: tuple[str, ...]
 
 
 def _strings(where: str, value: Any) -> tuple[str, ...]:

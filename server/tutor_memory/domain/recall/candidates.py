@@ -5,30 +5,20 @@ per candidate, so a set of thousands of ids costs microseconds.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-
 import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.episodes import Kind
 from tutor_memory.domain.recall.facts import KIND_CODES, Snapshot
 from tutor_memory.domain.recall.timewindow import TimeWindow
-from tutor_memory.domain.text.words import stop_words, words
 
 # Candidate sets (R2.1). Each reaches the whole history; only their union is scored.
 RECENT_CANDIDATES = 500  # the most recent episodes
-TEXT_CANDIDATES_PER_TERM = 500  # newest episodes containing each distinctive word of the query
 SEMANTIC_CANDIDATES = 50  # nearest neighbours of the query embedding
 # A neighbour counts as matching the query (for the filter of R2.2) from this cosine similarity
 # of the multilingual USE embedder. Set by hand from its measured spread, not tuned on
 # evaluation data: paraphrases across en/it/es/ar scored 0.52-0.94, unrelated sentences <= 0.25.
 SEMANTIC_MATCH_MIN = 0.45
-# A query word is distinctive when at most this share of the chain's episodes contain it (and it
-# is not a stop word of any supported language); common words would match everything.
-DISTINCTIVE_MAX_SHARE = 0.05
-# ...but a word in this many episodes or fewer is always distinctive (small chains).
-DISTINCTIVE_MIN_COUNT = 25
 # Most memories one block shows.
 MAX_MEMORIES = 40
 # WINDOW mode: the last this many conversation turns.
@@ -79,37 +69,6 @@ class CandidateSets:
             np.concatenate(self._relevance),
             np.concatenate(self._matched),
         )
-
-
-def distinctive_terms(
-    normalised_query: str, document_frequency: Callable[[str], int], n: int
-) -> list[str]:
-    """The query's words that are rare in this chain (R2.1): present, but in no more than
-    DISTINCTIVE_MAX_SHARE of its episodes, and not a stop word of any supported language."""
-    cap = max(DISTINCTIVE_MIN_COUNT, int(DISTINCTIVE_MAX_SHARE * n))
-    stops = stop_words()
-    return [
-        word
-        for word in dict.fromkeys(words(normalised_query))
-        if word not in stops and len(word) > 1 and 0 < document_frequency(word) <= cap
-    ]
-
-
-def text_relevance(
-    terms: Sequence[str],
-    hits: Sequence[npt.NDArray[np.int64]],
-    document_frequency: Callable[[str], int],
-    n: int,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-    """Each hit's share of the query's distinctive words, weighted by how rare each word is in
-    the chain (IDF): 1.0 for an episode that holds them all."""
-    if not terms:
-        return np.empty(0, np.int64), np.empty(0, np.float32)
-    idf = [math.log1p(n / max(1, document_frequency(t))) for t in terms]
-    ids = np.concatenate(hits)
-    weights = np.concatenate([np.full(len(h), w) for h, w in zip(hits, idf, strict=True)])
-    unique, inverse = np.unique(ids, return_inverse=True)
-    return unique, (np.bincount(inverse, weights=weights) / sum(idf)).astype(np.float32)
 
 
 def most_recent(occurred: npt.NDArray[np.int64], k: int) -> npt.NDArray[np.int64]:

@@ -1,9 +1,12 @@
 """What recall knows of every episode, derived once at write time: its duplicate key (R2.4), the
-token size of its line, whether it is the tutor's narration of a period (R2.6), its words; and
-the array view of a chain (`Snapshot`) that ranking reads.
+token size of its line, whether it recounts the record rather than being part of it (R2.6), its
+language and the stems it holds with their counts (R2.1's lexical set); and the array view of a
+chain (`Snapshot`) that ranking reads.
 
-Deriving these costs a tokenizer call, a narration check and a normalisation per episode, so it
-is done when the episode is written (off the event loop, beside its embedding), never per turn.
+Deriving these costs a tokenizer call, a narration check, a normalisation and stemming per
+episode, so it is done when the episode is written (off the event loop, beside its embedding) and
+stored beside it, never per turn; `FACTS_VERSION` says which rules made stored facts, and facts
+of an older version are made again when the server starts.
 """
 
 from __future__ import annotations
@@ -19,8 +22,13 @@ from tutor_memory.domain.episodes import Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.recall.block_text import sizing_line
 from tutor_memory.domain.recall.narration import is_narration
 from tutor_memory.domain.text.normalise import normalise
-from tutor_memory.domain.text.words import split_words
+from tutor_memory.domain.text.stems import document_terms
 from tutor_memory.domain.tokens import TokenCounter
+
+# The rules that made an episode's facts: bumped whenever what they hold or how they are computed
+# changes (the line a block shows, which `tokens` counts; the stemmers; the narration rules).
+# Version 1 was the word sets of the full-text index; 2 added stems and the compact line.
+FACTS_VERSION = 2
 
 # Stable small codes for kinds, stored in a uint8 column.
 KIND_CODES: dict[Kind, int] = {kind: i for i, kind in enumerate(Kind)}
@@ -46,7 +54,7 @@ class RecallRow:
     tokens: int
     flagged: bool
     concepts: tuple[str, ...]
-    terms: frozenset[str]
+    stems: tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +66,8 @@ class Snapshot:
     dup_key: npt.NDArray[np.uint64]
     tokens: npt.NDArray[np.uint32]
     flagged: npt.NDArray[np.uint8]
+    # How many stems (with repeats) each episode holds.
+    length: npt.NDArray[np.uint32]
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -71,7 +81,23 @@ class RecallFacts:
     dup_key: int
     tokens: int
     flagged: bool
-    terms: frozenset[str]
+    language: str
+    # Each stem of the episode once, with how often it occurs, most frequent first.
+    stems: tuple[tuple[str, int], ...]
+
+    def stems_text(self) -> str:
+        """The stems as stored: "stem:count" pairs separated by spaces (a stem is letters and
+        digits only, so neither separator can occur in one)."""
+        return " ".join(f"{stem}:{count}" for stem, count in self.stems)
+
+
+def stems_from_text(stored: str) -> tuple[tuple[str, int], ...]:
+    """The stems of `RecallFacts.stems_text`."""
+    out = []
+    for pair in stored.split():
+        stem, _, count = pair.rpartition(":")
+        out.append((stem, int(count)))
+    return tuple(out)
 
 
 def recall_facts(
@@ -81,12 +107,14 @@ def recall_facts(
     facts = []
     for ep, size in zip(episodes, sizes, strict=True):
         summary, text = normalise(ep.summary), normalise(ep.text)
+        language, stems = document_terms(f"{summary} {text}")
         facts.append(
             RecallFacts(
                 dup_key=duplicate_key(ep.kind, summary, text),
                 tokens=size,
                 flagged=is_account_of_the_record(ep),
-                terms=frozenset(split_words(f"{summary} {text}")),
+                language=language,
+                stems=tuple(stems.most_common()),
             )
         )
     return facts
@@ -114,5 +142,5 @@ def recall_row(ep: StoredEpisode, facts: RecallFacts) -> RecallRow:
         tokens=facts.tokens,
         flagged=facts.flagged,
         concepts=ep.concepts,
-        terms=facts.terms,
+        stems=facts.stems,
     )

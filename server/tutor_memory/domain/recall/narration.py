@@ -6,7 +6,9 @@ at write time with `is_narration`, so recall can keep them out of the period the
 
 A narration is a sentence that holds both a narration marker (a first-person-plural recap verb from
 the language files, "we covered", "abbiamo visto", "درسنا") and a time window
-(`parse_time_window`). Requiring both in the *same sentence* keeps ordinary explanations out: "The
+(`parse_time_window`). Sentences are cut by the `CLAUSES` rule of
+`tutor_memory.domain.text.sentences`: at sentence-end marks and semicolons before white space, and
+at line breaks. Requiring both in the *same sentence* keeps ordinary explanations out: "The
 French Revolution began in July 1789" has a date but no recap verb (and 1789 is no record period);
 "As we saw, osmosis needs a membrane" has a recap verb but no period.
 """
@@ -14,16 +16,12 @@ French Revolution began in July 1789" has a date but no recap verb (and 1789 is 
 from __future__ import annotations
 
 import functools
-import re
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.recall.timewindow import parse_time_window
 from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
+from tutor_memory.domain.text.sentences import CLAUSES, split_sentences
 from tutor_memory.domain.text.words import clitics, words
-
-# Sentence ends: . ! ? ; (Latin), ؟ ؛ (Arabic), … and line breaks. A mark counts only before white
-# space or the end of the text, so decimals ("3.5") don't split a sentence.
-_SENTENCE_END = re.compile(r"[.!?;\u061f\u061b\u2026]+(?=\s|$)|\n+")
 
 
 @functools.cache
@@ -51,5 +49,5 @@ def is_narration(text: str, now_us: int, tz: str) -> bool:
     parse_time_window("", now_us, tz)  # validate tz even when no sentence gets that far
     return any(
         _has_marker(sentence) and parse_time_window(sentence, now_us, tz) is not None
-        for sentence in _SENTENCE_END.split(text)
+        for sentence in split_sentences(text, CLAUSES)
     )

@@ -13,7 +13,7 @@ exclusive end. Choices a caller should know:
   future dated months are subject matter ("the Bastille fell in July 1789"), not a period of the
   student's record, and name no window.
 - The first expression in the query wins; the matched words (normalised) are in `expression`.
-- Month names that are also ordinary words (see `tutor_memory.lang`) count only after a month
+- Month names that are also ordinary words (see `tutor_memory.domain.lang`) count only after a month
   preposition or before a year: "in May", "May 2025", never "may I ask".
 """
 
@@ -52,7 +52,7 @@ class TimeWindow:
 
 @dataclass(frozen=True, slots=True)
 class _Rules:
-    """One language's month grammar, compiled (see `tutor_memory.lang` for the fields)."""
+    """One language's month grammar, compiled (see `tutor_memory.domain.lang` for the fields)."""
 
     glued: tuple[str, ...]  # every clitic that may be glued to a word
     glued_prepositions: frozenset[str]  # the clitics that mean "in"
@@ -169,13 +169,24 @@ def _month_match(
 def _candidates(tokens: Sequence[str]) -> list[_Found]:
     """Every time expression in `tokens` no false friend overlaps, first (then longest) first."""
     lex = _lexicon()
-    blocked = [(m.start, m.end) for m in lex.false_friends.find_all(tokens)]
+    # Which tokens a false friend covers, counted up to each position (prefix sums over the
+    # starts and ends of the false friends): whether an expression overlaps one is then two
+    # look-ups, however many of each the text holds.
+    starts_and_ends = [0] * (len(tokens) + 1)
+    for friend in lex.false_friends.find_all(tokens):
+        starts_and_ends[friend.start] += 1
+        starts_and_ends[friend.end] -= 1
+    covered = [0] * (len(tokens) + 1)
+    depth = 0
+    for i in range(len(tokens)):
+        depth += starts_and_ends[i]
+        covered[i + 1] = covered[i] + (depth > 0)
     found = [_Found(m.start, m.end, relative=m.payload) for m in lex.relative.find_all(tokens)]
     for m in lex.months.find_all(tokens):
         month = _month_match(tokens, m.start, m.end, m.payload, m.prefix)
         if month is not None:
             found.append(month)
-    found = [f for f in found if not any(f.start < e and s < f.end for s, e in blocked)]
+    found = [f for f in found if covered[f.end] == covered[f.start]]
     return sorted(found, key=lambda f: (f.start, -f.end))
 
 

@@ -58,21 +58,29 @@ def compile_phrase(source: str) -> Phrase:
     return Phrase(tuple(items), source)
 
 
-def _match_rest(tokens: Sequence[str], pos: int, items: Sequence[str | int]) -> int | None:
-    """End index of the shortest match of `items` starting at `pos`, or None."""
-    if not items:
-        return pos
-    head = items[0]
-    if isinstance(head, int):
-        # A gap is always followed by a word (compile_phrase guarantees it): try the shortest skip.
-        for skip in range(head + 1):
-            end = _match_rest(tokens, pos + skip, items[1:])
-            if end is not None:
-                return end
-        return None
-    if pos < len(tokens) and tokens[pos] == head:
-        return _match_rest(tokens, pos + 1, items[1:])
-    return None
+def _match_rest(
+    tokens: Sequence[str], pos: int, items: Sequence[str | int], item: int = 1
+) -> int | None:
+    """End index of the shortest match of items[item:] starting at `pos`, or None.
+
+    The work per call is bounded by the phrase alone (its words, and the product of its gaps'
+    sizes), never by the length of `tokens`: matching a whole text is linear in it.
+    """
+    while item < len(items):
+        head = items[item]
+        if isinstance(head, int):
+            # A gap is always followed by a word (compile_phrase guarantees it): shortest skip
+            # first.
+            for skip in range(head + 1):
+                end = _match_rest(tokens, pos + skip, items, item + 1)
+                if end is not None:
+                    return end
+            return None
+        if pos >= len(tokens) or tokens[pos] != head:
+            return None
+        pos += 1
+        item += 1
+    return pos
 
 
 T = TypeVar("T")
@@ -122,7 +130,7 @@ class PhraseIndex(Generic[T]):
             for entry in self._by_first.get(head, ()):
                 if prefix and prefix not in entry.prefixes:
                     continue
-                end = _match_rest(tokens, start + 1, entry.phrase.items[1:])
+                end = _match_rest(tokens, start + 1, entry.phrase.items)
                 if end is not None:
                     yield Match(start, end, entry.payload, prefix)
 

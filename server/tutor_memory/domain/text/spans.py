@@ -1,9 +1,9 @@
 """Words with their place in the original text, and the phrase look-ups built on them.
 
-`tutor_memory.recall.text.words` normalises a whole text and forgets where each word came from;
-the concept map needs the place too, to hand back a name or a note as the user wrote it
+`tutor_memory.domain.text.words.words` normalises a whole text and forgets where each word came
+from; the concept map needs the place too, to hand back a name or a note as the user wrote it
 ("Mitochondria", not "mitochondria"). `tokenize` cuts the original text into words and normalises
-each one with `tutor_memory.recall.text.normalise`, so a token's `norm` is exactly what `words`
+each one with `tutor_memory.domain.text.normalise`, so a token's `norm` is exactly what `words`
 would have produced for it.
 
 One difference from `words`, on purpose: a word keeps the `+` and `#` signs glued to its end, so
@@ -51,7 +51,7 @@ class Token:
 
 
 def tokenize(text: str) -> list[Token]:
-    """The words of `text`, normalised as `recall.text.words` does, with their spans."""
+    """The words of `text`, normalised as `words.words` does, with their spans."""
     if text.isascii():
         # On ASCII text normalising is lower-casing, which keeps every span where it is.
         return [Token(m.group().lower(), m.start(), m.end()) for m in _NORM_WORD.finditer(text)]

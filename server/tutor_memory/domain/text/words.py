@@ -32,6 +32,6 @@ def stop_words() -> frozenset[str]:
 
 def clitics(data: lang.LanguageData, *, prepositions: bool) -> tuple[str, ...]:
     """The normalised clitics that may be glued to a word of `data`'s language: its conjunctions,
-    and its prepositions too if `prepositions` (see `tutor_memory.lang`)."""
+    and its prepositions too if `prepositions` (see `tutor_memory.domain.lang`)."""
     glued = data.attached_conjunctions + (data.attached_prepositions if prepositions else ())
     return tuple(w for p in glued for w in words(p))

@@ -1,5 +1,5 @@
 """The PostgreSQL store: every PostgreSQL statement of the ledger lives here and beside it
-(side_rows.py, terms.py). The same protocols, rows and guarantees as the SQLite store, for several
+(side_rows.py, facts.py). The same protocols, rows and guarantees as the SQLite store, for several
 server nodes over one database.
 
 Appends never fork a chain, whatever node sends them: a write transaction first locks the row of
@@ -26,6 +26,7 @@ import numpy.typing as npt
 from tutor_memory.domain.chain import GENESIS_HASH, recompute
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
 from tutor_memory.domain.errors import NotFound
+from tutor_memory.domain.recall.facts import RecallFacts
 from tutor_memory.domain.records import (
     BeliefRow,
     ChainVectors,
@@ -38,8 +39,9 @@ from tutor_memory.domain.records import (
     StoredPassage,
 )
 from tutor_memory.store import codec
+from tutor_memory.store.postgres import facts as fact_rows
 from tutor_memory.store.postgres import side_rows as side
-from tutor_memory.store.postgres import terms, transfer
+from tutor_memory.store.postgres import transfer
 from tutor_memory.store.postgres.database import DEFAULT_POOL_SIZE, Connection, Database
 from tutor_memory.store.postgres.keys import student_key
 from tutor_memory.store.protocols import (
@@ -261,14 +263,12 @@ class PostgresStore:
             for r in rows
         }
 
-    def text_matches(
-        self, chain: ChainKey, terms_: Sequence[str], limit: int
-    ) -> list[npt.NDArray[np.int64]]:
+    def recall_facts(self, chain: ChainKey) -> dict[int, tuple[int, RecallFacts]]:
         key = self._key(chain)
         if key is None:
-            return [np.empty(0, np.int64) for _ in terms_]
+            return {}
         with self.db.connection() as conn:
-            return terms.matches(conn, key[0], key[1], terms_, limit)
+            return fact_rows.read(conn, key)
 
     def annotations(
         self, chain: ChainKey, episode_id: int, kind: str | None = None
@@ -316,10 +316,10 @@ class PostgresStore:
     def load_tables(
         self,
         rows: Iterable[tuple[str, tuple[object, ...]]],
-        terms: Iterable[tuple[int, int, frozenset[str]]],
+        derived: Iterable[tuple[int, int, RecallFacts]],
     ) -> None:
         with self.db.connection() as conn, conn.transaction():
-            transfer.load_tables(conn, rows, terms)
+            transfer.load_tables(conn, rows, derived)
 
     # -- what other nodes changed (app/sync.py) ------------------------------------------------
 
@@ -538,7 +538,7 @@ class PostgresWriter:
         outcomes: list[AppendOutcome] = []
         new_rows: list[tuple[object, ...]] = []
         vectors: list[tuple[object, ...]] = []
-        indexed: list[tuple[int, int, int, frozenset[str]]] = []
+        derived: list[tuple[int, int, int, RecallFacts]] = []
         next_id = iter(ids)
         insert_set = set(inserting)
         for i, item in enumerate(items):
@@ -565,7 +565,7 @@ class PostgresWriter:
             vectors.append(
                 (sk, episode.episode_id, chain_id, model_id, codec.vector_bytes(item.vector))
             )
-            indexed.append((sk, chain_id, episode.episode_id, item.terms))
+            derived.append((sk, chain_id, episode.episode_id, item.facts))
             outcomes.append(AppendOutcome(AppendStatus.INSERTED, episode))
         if new_rows:
             with conn.cursor().copy(f"COPY episodes ({_INSERT_COLUMNS}) FROM STDIN") as copy:
@@ -576,7 +576,7 @@ class PostgresWriter:
             ) as copy:
                 for row in vectors:
                     copy.write_row(row)
-            terms.add(conn, indexed)
+            fact_rows.add(conn, derived)
         return outcomes
 
     def _new_episode_ids(self, n: int) -> list[int]:
@@ -674,6 +674,9 @@ class PostgresWriter:
 
     def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
         return side.current_beliefs(self._conn, self._lock(chain))
+
+    def save_recall_facts(self, chain: ChainKey, facts: Sequence[tuple[int, RecallFacts]]) -> None:
+        fact_rows.save(self._conn, self._lock(chain), facts)
 
     def checks_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         key = self._lock(chain)

@@ -1,13 +1,14 @@
 """Export and import of a PostgreSQL store (store/transfer.py): rows out verbatim, rows in with
-their own ids and their derived student_key, in one transaction, then every id sequence moved
-past the highest id loaded."""
+their own ids and their derived student_key, in one transaction, with the recall facts the
+importer derived, then every id sequence moved past the highest id loaded."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from itertools import groupby
 
-from tutor_memory.store.postgres import terms as term_index
+from tutor_memory.domain.recall.facts import RecallFacts
+from tutor_memory.store.postgres import facts as fact_rows
 from tutor_memory.store.postgres.database import Connection
 from tutor_memory.store.postgres.keys import student_key
 from tutor_memory.store.transfer import ORDER_BY, TABLES, Row, superseded_pointers
@@ -41,7 +42,7 @@ def is_empty(conn: Connection) -> bool:
 def load_tables(
     conn: Connection,
     rows: Iterable[tuple[str, Row]],
-    terms: Iterable[tuple[int, int, frozenset[str]]],
+    derived: Iterable[tuple[int, int, RecallFacts]],
 ) -> None:
     """Inside the caller's transaction."""
     # The student key of every chain and episode loaded so far: rows that name only an episode
@@ -72,11 +73,11 @@ def load_tables(
         "UPDATE beliefs SET superseded_by = %s WHERE student_key = %s AND belief_id = %s",
         pointers,
     )
-    term_index.add(
+    fact_rows.add(
         conn,
         (
-            (chain_keys[chain_id], chain_id, episode_id, words)
-            for chain_id, episode_id, words in terms
+            (chain_keys[chain_id], chain_id, episode_id, made)
+            for chain_id, episode_id, made in derived
         ),
     )
     for table, (sequence, column) in SEQUENCES.items():

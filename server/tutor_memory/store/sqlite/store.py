@@ -29,6 +29,7 @@ from tutor_memory.domain.episodes import (
     StoredEpisode,
 )
 from tutor_memory.domain.errors import NotFound
+from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, stems_from_text
 from tutor_memory.domain.records import (
     BeliefRow,
     ChainVectors,
@@ -72,14 +73,34 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def fts_term(chain_id: int, term: str) -> str:
-    """A word as the full-text index holds it: inside its chain's own vocabulary."""
-    return f"c{chain_id}_{term}"
+def _to_i64(value: int) -> int:
+    """A 64-bit unsigned key as SQLite's signed INTEGER holds it."""
+    return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def fts_phrase(chain_id: int, term: str) -> str:
-    """A one-term FTS5 query; quoted, so no query text is ever read as FTS5 syntax."""
-    return '"' + fts_term(chain_id, term).replace('"', '""') + '"'
+def _from_i64(value: int) -> int:
+    return value + (1 << 64) if value < 0 else value
+
+
+def _insert_facts(
+    conn: sqlite3.Connection, episode_id: int, chain_id: int, facts: RecallFacts
+) -> None:
+    conn.execute(
+        "INSERT INTO recall_facts (episode_id, chain_id, version, dup_key, tokens, flagged, "
+        "language, stems) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET "
+        "version = excluded.version, dup_key = excluded.dup_key, tokens = excluded.tokens, "
+        "flagged = excluded.flagged, language = excluded.language, stems = excluded.stems",
+        (
+            episode_id,
+            chain_id,
+            FACTS_VERSION,
+            _to_i64(facts.dup_key),
+            facts.tokens,
+            int(facts.flagged),
+            facts.language,
+            facts.stems_text(),
+        ),
+    )
 
 
 def _cited(evidence_json: str) -> tuple[tuple[str, str], ...]:
@@ -307,10 +328,7 @@ class SqliteStore:
         )
         episode_id = cur.lastrowid
         assert episode_id is not None
-        conn.execute(
-            "INSERT INTO episode_fts (rowid, terms) VALUES (?, ?)",
-            (episode_id, " ".join(fts_term(chain_id, t) for t in sorted(item.terms))),
-        )
+        _insert_facts(conn, episode_id, chain_id, item.facts)
         return dataclasses.replace(unsaved, episode_id=episode_id, hash=digest)
 
     def _by_client_key(
@@ -479,24 +497,23 @@ class SqliteStore:
             for r in rows
         }
 
-    def text_matches(
-        self, chain: ChainKey, terms: Sequence[str], limit: int
-    ) -> list[npt.NDArray[np.int64]]:
+    def recall_facts(self, chain: ChainKey) -> dict[int, tuple[int, RecallFacts]]:
         conn = self._reader()
         chain_id = self._chain_id(conn, chain, create=False)
-        out = []
-        for term in terms:
-            if chain_id is None:
-                out.append(np.empty(0, np.int64))
-                continue
-            # Newest first by rowid, which FTS5 walks without ranking every match.
-            rows = conn.execute(
-                "SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? ORDER BY rowid DESC "
-                "LIMIT ?",
-                (fts_phrase(chain_id, term), limit),
-            ).fetchall()
-            out.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
-        return out
+        if chain_id is None:
+            return {}
+        rows = conn.execute(
+            "SELECT episode_id, version, dup_key, tokens, flagged, language, stems "
+            "FROM recall_facts WHERE chain_id = ?",
+            (chain_id,),
+        )
+        return {
+            int(r[0]): (
+                int(r[1]),
+                RecallFacts(_from_i64(r[2]), int(r[3]), bool(r[4]), r[5], stems_from_text(r[6])),
+            )
+            for r in rows
+        }
 
     def annotations(
         self, chain: ChainKey, episode_id: int, kind: str | None = None
@@ -528,10 +545,10 @@ class SqliteStore:
     def load_tables(
         self,
         rows: Iterable[tuple[str, tuple[object, ...]]],
-        terms: Iterable[tuple[int, int, frozenset[str]]],
+        derived: Iterable[tuple[int, int, RecallFacts]],
     ) -> None:
         with self.writing():
-            transfer.load_tables(self._writer, rows, terms, fts_term)
+            transfer.load_tables(self._writer, rows, derived, _insert_facts)
 
     # -- what other processes changed (app/sync.py) --------------------------------------------
 
@@ -758,6 +775,11 @@ class SqliteWriter:
 
     def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
         return side.current_beliefs(self._conn, self._chain(chain))
+
+    def save_recall_facts(self, chain: ChainKey, facts: Sequence[tuple[int, RecallFacts]]) -> None:
+        chain_id = self._chain(chain)
+        for episode_id, made in facts:
+            _insert_facts(self._conn, episode_id, chain_id, made)
 
     def checks_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         rows = self._conn.execute(

@@ -1,5 +1,5 @@
 """Export and import of a SQLite store (store/transfer.py): rows out verbatim, rows in with their
-own ids, in one transaction."""
+own ids and the recall facts the importer derived, in one transaction."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from itertools import groupby, islice
 
+from tutor_memory.domain.recall.facts import RecallFacts
 from tutor_memory.store.transfer import ORDER_BY, TABLES, Row, superseded_pointers
 
 # Rows inserted per executemany call.
@@ -25,10 +26,10 @@ def is_empty(conn: sqlite3.Connection) -> bool:
 def load_tables(
     conn: sqlite3.Connection,
     rows: Iterable[tuple[str, Row]],
-    terms: Iterable[tuple[int, int, frozenset[str]]],
-    fts_term: Callable[[int, str], str],
+    derived: Iterable[tuple[int, int, RecallFacts]],
+    insert_facts: Callable[[sqlite3.Connection, int, int, RecallFacts], None],
 ) -> None:
-    """Inside the caller's transaction. `fts_term` makes a word of a chain as FTS5 holds it."""
+    """Inside the caller's transaction; `insert_facts` stores an episode's recall facts."""
     pointers: list[tuple[int, int]] = []
     for table, group in groupby(rows, key=lambda pair: pair[0]):
         columns = TABLES[table]
@@ -45,10 +46,5 @@ def load_tables(
                 batch.append(kept)
             conn.executemany(insert, batch)
     conn.executemany("UPDATE beliefs SET superseded_by = ? WHERE belief_id = ?", pointers)
-    conn.executemany(
-        "INSERT INTO episode_fts (rowid, terms) VALUES (?, ?)",
-        (
-            (episode_id, " ".join(fts_term(chain_id, t) for t in sorted(words)))
-            for chain_id, episode_id, words in terms
-        ),
-    )
+    for chain_id, episode_id, made in derived:
+        insert_facts(conn, episode_id, chain_id, made)

@@ -1,4 +1,4 @@
--- The whole store on PostgreSQL: the episode ledger (SPEC R1), its terms and embeddings,
+-- The whole store on PostgreSQL: the episode ledger (SPEC R1), its recall facts and embeddings,
 -- annotations, files and passages (R3), beliefs (R5) and the nightly cycle's bookkeeping (R8).
 -- Columns carry the names, types and meaning of the SQLite store's (store/sqlite/migrations), so
 -- a row moves between the two byte for byte (`tutor-memory export` / `import`): times are integer
@@ -73,17 +73,26 @@ CREATE TRIGGER episodes_never_changed BEFORE UPDATE OR DELETE ON episodes
 CREATE TRIGGER episodes_never_truncated BEFORE TRUNCATE ON episodes
     FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
 
--- The distinct words of each episode (summary and text, in recall's normal form), one row per
--- (episode, word): the lexical index that SQLite keeps in FTS5. Recall asks for the newest
--- episodes holding a word, which this key answers by walking one index range backwards. Derived
--- data written in the episode's transaction; only store/postgres/terms.py reads or writes it.
-CREATE TABLE episode_terms (
+-- What recall derives from each episode (domain/recall/facts.py): its duplicate key (unsigned 64
+-- bits, stored as the signed bigint of the same bits), the tokens of its line, whether it recounts
+-- the record, its language and its stems with their counts ("stem:count" pairs). Derived data
+-- written in the episode's transaction; `version` names the rules that made a row. Lexical recall
+-- scores BM25 in the server over these stems, the same over both engines. Only
+-- store/postgres/facts.py reads or writes it.
+CREATE TABLE recall_facts (
     student_key bigint NOT NULL,
-    chain_id    bigint NOT NULL,
-    term        text NOT NULL,
     episode_id  bigint NOT NULL,
-    PRIMARY KEY (student_key, chain_id, term, episode_id)
+    chain_id    bigint NOT NULL,
+    version     bigint NOT NULL,
+    dup_key     bigint NOT NULL,
+    tokens      bigint NOT NULL,
+    flagged     bigint NOT NULL,
+    language    text NOT NULL,
+    stems       text NOT NULL,
+    PRIMARY KEY (student_key, episode_id),
+    FOREIGN KEY (student_key, episode_id) REFERENCES episodes (student_key, episode_id)
 );
+CREATE INDEX recall_facts_chain ON recall_facts (student_key, chain_id, episode_id);
 
 -- Embeddings are derived data (a later model may re-embed), beside the ledger, not in the hashed
 -- row: float32 little-endian, as SQLite stores them. The FAISS index is rebuilt from them.

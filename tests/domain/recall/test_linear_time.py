@@ -1,0 +1,51 @@
+"""Recall's detectors read a message in time linear in it (issue 12).
+
+Narration, record-question detection and time-window parsing are timed on adversarial shapes
+drawn by hypothesis at n and 16 n characters, as in `tests.domain.text.test_linear_time` (see
+`tests.helpers.timing` for the bounds).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from tests.helpers.hostile_text import ISSUE_SHAPES, KNOWN_SHAPES, SHAPES, Shape
+from tests.helpers.timing import EntryPoint, assert_linear, assert_under_ceiling
+from tutor_memory.domain.recall.narration import is_narration
+from tutor_memory.domain.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.timewindow import parse_time_window
+
+NOW_US = (datetime(2026, 11, 25, 14, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(
+    microseconds=1
+)
+TZ = "Europe/Rome"
+
+ENTRY_POINTS = {
+    "narration.is_narration": EntryPoint(lambda text: is_narration(text, NOW_US, TZ), 256, 1.2),
+    "record_mode.is_record_question": EntryPoint(is_record_question, 512, 0.5),
+    "timewindow.parse_time_window": EntryPoint(
+        lambda text: parse_time_window(text, NOW_US, TZ), 256, 1.3
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", KNOWN_SHAPES, ids=repr)
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_cost_grows_linearly_on_known_shapes(name: str, shape: Shape) -> None:
+    assert_linear(ENTRY_POINTS[name], shape.make, f"{name} on {shape.name}")
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=SHAPES)
+def test_cost_grows_linearly_on_drawn_shapes(name: str, shape: Shape) -> None:
+    assert_linear(ENTRY_POINTS[name], shape.make, f"{name} on {shape.name}")
+
+
+@pytest.mark.parametrize("shape", ISSUE_SHAPES)
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_the_issue_shapes_stay_under_the_ceiling(name: str, shape: str) -> None:
+    assert_under_ceiling(ENTRY_POINTS[name], ISSUE_SHAPES[shape], f"{name} on {shape}")
