@@ -1,7 +1,8 @@
 """Two server nodes over one PostgreSQL database behave as one service (issue 15): read-your-writes
 per chain, no fork under concurrent appends through both, the chain verifies after any
 interleaving, the nightly cycle runs once per (chain, day), and the caches derived on one node
-(map, beliefs) follow what the other wrote."""
+(map, beliefs) follow what the other wrote. The same mechanism serves two processes over one
+SQLite file with `--sync`."""
 
 from __future__ import annotations
 
@@ -9,11 +10,19 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from tests.helpers.course import STUDENT, SUBJECT, T0, at, check, give_course
-from tests.helpers.harness import A, Harness, question, start_harness, stop_harness
+from tests.helpers.harness import (
+    A,
+    Harness,
+    question,
+    start_harness,
+    stop_harness,
+    write_tokens_file,
+)
 from tests.helpers.stores import raw_database
 from tutor_memory.app.changes import Change
 from tutor_memory.app.config import ServerConfig
@@ -191,3 +200,28 @@ async def test_two_nodes_consolidating_at_once_write_one_digest_per_day(
     again = await consolidate(b)
     assert again.consolidation_episodes == 0
     assert (await verify(a)).ok
+
+
+async def test_two_processes_over_one_sqlite_file_with_sync_read_each_others_writes(
+    tmp_path: Path, embedder: UseOnnxEmbedder
+) -> None:
+    """`--sync` gives the same read-your-writes to several servers over one SQLite file."""
+    config = ServerConfig(
+        listen="127.0.0.1:0",
+        data_dir=tmp_path / "data",
+        tokens_file=write_tokens_file(tmp_path / "tokens.toml"),
+        sync=True,
+    )
+    a = await start_harness(config, embedder)
+    b = await start_harness(config, embedder)
+    try:
+        await a.append(question("How do plants make sugar from light?", key="k0"))
+        assert shown(await block(b, "photosynthesis"))
+        written = await a.append(question("What does the mitochondrion do?", key="k1"))
+        assert written.episode.episode_id in shown(await block(b, "mitochondrion"))
+        reply = await b.append(question("And the ribosome?", key="k2"))
+        assert reply.episode.seq == 3
+        assert (await verify(a)).length == 3
+    finally:
+        await stop_harness(a)
+        await stop_harness(b)
