@@ -9,10 +9,11 @@ skips it.
 
 `refresh` costs one indexed lookup of the chain's head in the store (`Store.chain_head`); only
 when the head moved does it read the missing episodes and their stored embeddings, add them, and
-report the change through the change hook (`app.changes`), so every derived cache (map, beliefs,
-passages) drops the chain. It is on for PostgreSQL (several nodes share one database) and can be
-turned on for a SQLite file that several processes write (`--sync`); a lone process needs none of
-it, since every write it sees is its own.
+report what they changed through the change hook (`app.changes`), as their writer did on its own
+node, so the derived caches (map, beliefs, passages) that depend on it drop the chain. It is on
+for PostgreSQL (several nodes share one database) and can be turned on for a SQLite file that
+several processes write (`--sync`); a lone process needs none of it, since every write it sees is
+its own.
 
 Read-your-writes across nodes: an episode acknowledged by node A was committed before A answered,
 so the head that node B reads before its next block includes it.
@@ -28,23 +29,30 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.app.changes import Change, ChangeHub
-from tutor_memory.domain.episodes import ChainKey, StoredEpisode
+from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
 from tutor_memory.domain.recall.facts import RecallFacts, recall_facts, recall_row
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import RecallTables
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.store.protocols import ChangeReads
 
-# What episodes written elsewhere may have changed: anything (their kinds are checks, taught
-# notes, files...; beliefs and file versions are written in the same transactions).
-ANY_CHANGE = (
-    Change.EPISODES
-    | Change.CHECKS
-    | Change.CONFIRMATIONS
-    | Change.TEACHING
-    | Change.BELIEFS
-    | Change.FILES
-)
+# What episodes of each kind written elsewhere may have changed besides the episodes: the same
+# changes their writer reported (app/ledger.py and the use cases' `also`). A check may confirm a
+# concept on the map; a file episode records a file version added or removed. Beliefs changed
+# with them, or without any episode, show in the chain head's beliefs mark.
+CHANGES_BY_KIND: dict[Kind, Change] = {
+    Kind.CHECK: Change.CHECKS | Change.CONFIRMATIONS,
+    Kind.TAUGHT: Change.TEACHING,
+    Kind.FILE: Change.FILES,
+}
+
+
+def changes_of(episodes: Sequence[StoredEpisode]) -> Change:
+    """What a run of new episodes changed, for the caches derived from the chain."""
+    what = Change.EPISODES
+    for ep in episodes:
+        what |= CHANGES_BY_KIND.get(ep.kind, Change.NOTHING)
+    return what
 
 
 class ChainSync:
@@ -102,12 +110,12 @@ class ChainSync:
         embeddings and recall facts), skipping any a refresh added first. If another process
         appended to the chain since the caches last saw it, its episodes are read and added
         first, so the caches always hold a prefix of the chain."""
+        what = Change.NOTHING
         with self._lock_of(chain):
             held = self._held.get(chain, 0)
-            caught_up = bool(episodes) and episodes[0].seq > held + 1
-            if caught_up:
+            if episodes and episodes[0].seq > held + 1:
                 # Reads this commit's episodes too (they are in the store), in seq order.
-                self._catch_up(chain, held)
+                what = self._catch_up(chain, held)
             else:
                 keep = [i for i, ep in enumerate(episodes) if ep.seq > held]
                 if keep:
@@ -115,8 +123,8 @@ class ChainSync:
                     self._vectors.add(chain, ids, np.stack([vectors[i] for i in keep]))
                     self._tables.add(chain, (recall_row(episodes[i], facts[i]) for i in keep))
                     self._held[chain] = episodes[keep[-1]].seq
-        if caught_up:
-            self._changes.changed(chain, ANY_CHANGE)
+        if what:
+            self._changes.changed(chain, what)
 
     # -- other processes' writes ---------------------------------------------------------------
 
@@ -129,8 +137,7 @@ class ChainSync:
         what = Change.NOTHING
         with self._lock_of(chain):
             if head.seq > self._held.get(chain, 0):
-                self._catch_up(chain, self._held.get(chain, 0))
-                what |= ANY_CHANGE
+                what |= self._catch_up(chain, self._held.get(chain, 0))
             if self._beliefs.get(chain) != head.beliefs:
                 self._beliefs[chain] = head.beliefs
                 what |= Change.BELIEFS
@@ -153,14 +160,16 @@ class ChainSync:
             if added:
                 chains.discard(chain)
 
-    def _catch_up(self, chain: ChainKey, held: int) -> None:
-        """Adds the chain's stored episodes after `held` (the chain's lock is held)."""
+    def _catch_up(self, chain: ChainKey, held: int) -> Change:
+        """Adds the chain's stored episodes after `held` (the chain's lock is held); returns what
+        they changed."""
         new = self._store.episodes_since(chain, held)
         if not new:
-            return
+            return Change.NOTHING
         ids, vectors = self._store.vectors_of(chain, self._model_id, [e.episode_id for e in new])
         if len(ids):
             self._vectors.add(chain, ids, vectors)
         facts = recall_facts(new, self._counter)
         self._tables.add(chain, (recall_row(e, f) for e, f in zip(new, facts, strict=True)))
         self._held[chain] = new[-1].seq
+        return changes_of(new)

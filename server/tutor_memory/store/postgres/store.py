@@ -328,11 +328,14 @@ class PostgresStore:
         if key is None:
             return ChainHead(0, (0, 0))
         with self.db.connection() as conn:
+            # Each part reads the end of one index range: ORDER BY ... LIMIT 1 spells that out,
+            # where max() may be planned as a scan of the whole chain while statistics are stale.
             row = conn.execute(
-                "SELECT (SELECT max(seq) FROM episodes WHERE student_key = %(k)s "
-                "AND chain_id = %(c)s), (SELECT max(belief_id) FROM beliefs "
-                "WHERE student_key = %(k)s AND chain_id = %(c)s), (SELECT max(retired_at) "
-                "FROM beliefs WHERE student_key = %(k)s AND chain_id = %(c)s)",
+                "SELECT (SELECT seq FROM episodes WHERE student_key = %(k)s AND chain_id = %(c)s "
+                "ORDER BY seq DESC LIMIT 1), (SELECT belief_id FROM beliefs "
+                "WHERE student_key = %(k)s AND chain_id = %(c)s ORDER BY belief_id DESC LIMIT 1), "
+                "(SELECT retired_at FROM beliefs WHERE student_key = %(k)s AND chain_id = %(c)s "
+                "AND retired_at IS NOT NULL ORDER BY retired_at DESC LIMIT 1)",
                 {"k": key[0], "c": key[1]},
             ).fetchone()
         assert row is not None

@@ -194,8 +194,11 @@ CREATE TABLE beliefs (
 CREATE INDEX beliefs_current ON beliefs (student_key, chain_id, concept_key)
     WHERE superseded_by IS NULL AND retired_at IS NULL;
 CREATE INDEX beliefs_chain ON beliefs (student_key, chain_id, concept_key, belief_id);
--- What a node compares to tell whether another node changed a chain's beliefs (app/sync.py).
-CREATE INDEX beliefs_changes ON beliefs (student_key, chain_id, belief_id, retired_at);
+-- What a node reads to tell whether another node changed a chain's beliefs (app/sync.py): the
+-- newest row and the latest retirement, each the end of one index range.
+CREATE INDEX beliefs_newest ON beliefs (student_key, chain_id, belief_id);
+CREATE INDEX beliefs_retired ON beliefs (student_key, chain_id, retired_at)
+    WHERE retired_at IS NOT NULL;
 
 CREATE FUNCTION beliefs_set_once() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
