@@ -21,7 +21,11 @@ from tutor_memory.app.sync import ChainSync
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
-from tutor_memory.domain.recall.facts import RecallFacts, recall_facts, recall_row
+from tutor_memory.domain.recall.facts import (
+    RecallFacts,
+    recall_facts,
+    recall_row,
+)
 from tutor_memory.domain.records import ChainVectors
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import RecallTables
