@@ -61,6 +61,9 @@ _EPISODE_COLUMNS = ", ".join(
 _EPISODE_FROM = (
     "episodes e JOIN chains c ON c.student_key = e.student_key AND c.chain_id = e.chain_id"
 )
+# Rows read by id look them up by primary key and only check their chain: `chain_id + 0` keeps
+# the planner from walking the chain's whole index range instead, which it prefers while a new
+# table's statistics are stale (docs/DESIGN.md P4 makes the same point for SQLite).
 # Columns of an episode row between chain_id and prev_hash, in insert order.
 _INSERT_COLUMNS = (
     "student_key, episode_id, chain_id, seq, kind, summary, text, concepts, salience, occurred_at, "
@@ -240,7 +243,7 @@ class PostgresStore:
         if key is None or not len(ids):
             return {}
         found = self._episodes(
-            "e.student_key = %s AND e.episode_id = ANY(%s) AND e.chain_id = %s",
+            "e.student_key = %s AND e.episode_id = ANY(%s::bigint[]) AND e.chain_id + 0 = %s",
             (key[0], [int(i) for i in ids], key[1]),
             "e.episode_id",
         )
@@ -253,7 +256,7 @@ class PostgresStore:
         with self.db.connection() as conn:
             rows = conn.execute(
                 "SELECT episode_id, seq, kind, summary, occurred_at, evidence FROM episodes "
-                "WHERE student_key = %s AND episode_id = ANY(%s) AND chain_id = %s",
+                "WHERE student_key = %s AND episode_id = ANY(%s::bigint[]) AND chain_id + 0 = %s",
                 (key[0], [int(i) for i in ids], key[1]),
             ).fetchall()
         return {
@@ -358,7 +361,8 @@ class PostgresStore:
         with self.db.connection() as conn:
             rows = conn.execute(
                 "SELECT episode_id, vector FROM episode_vectors WHERE student_key = %s "
-                "AND episode_id = ANY(%s) AND chain_id = %s AND model = %s ORDER BY episode_id",
+                "AND episode_id = ANY(%s::bigint[]) AND chain_id + 0 = %s AND model = %s "
+                "ORDER BY episode_id",
                 (key[0], [int(i) for i in ids], key[1], model_id),
             ).fetchall()
         return _arrays([int(r[0]) for r in rows], [bytes(r[1]) for r in rows])
@@ -409,7 +413,7 @@ class PostgresStore:
         if key is None:
             return []
         return self._episodes(
-            "e.student_key = %s AND e.chain_id = %s AND e.kind = ANY(%s)",
+            "e.student_key = %s AND e.chain_id = %s AND e.kind = ANY(%s::text[])",
             (*key, [k.value for k in kinds]),
             "e.seq",
         )
@@ -442,7 +446,8 @@ class PostgresStore:
         with self.db.connection() as conn:
             found = side.nightly_candidates(conn)
             rows = conn.execute(
-                "SELECT chain_id, tenant, student, subject FROM chains WHERE chain_id = ANY(%s)",
+                "SELECT chain_id, tenant, student, subject FROM chains "
+                "WHERE chain_id = ANY(%s::bigint[])",
                 ([chain_id for chain_id, _, _ in found],),
             ).fetchall()
         keys = {int(r[0]): ChainKey(r[1], r[2], r[3]) for r in rows}
@@ -611,7 +616,7 @@ class PostgresWriter:
             sk, chain_id = self.locked[chain]
             rows = self._conn.execute(
                 f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.student_key = %s "
-                "AND e.chain_id = %s AND e.client_key = ANY(%s) AND e.client_key <> ''",
+                "AND e.chain_id = %s AND e.client_key = ANY(%s::text[]) AND e.client_key <> ''",
                 (sk, chain_id, sorted(set(keys))),
             ).fetchall()
             for row in rows:

@@ -80,6 +80,8 @@ def load_tables(
             for chain_id, episode_id, made in derived
         ),
     )
+    # Statistics for the planner now, rather than when autovacuum gets to the new rows.
+    conn.execute("ANALYZE")
     for table, (sequence, column) in SEQUENCES.items():
         conn.execute(
             f"SELECT setval('{sequence}', greatest((SELECT max({column}) FROM {table}), 1))"
