@@ -21,6 +21,7 @@ Prints a table and writes bench/results/postgres.json and postgres.md.
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -226,7 +227,8 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"Commit `{result['git_rev']}`, {result['host']} ({result['cpu']}, {result['cpu_count']} "
         f"CPUs), {result['timestamp']}. PostgreSQL 15 with default durable settings on the same "
-        "machine; servers and clients share the machine's cores.",
+        "machine; servers and clients share the machine's cores. Load average (1, 5, 15 min) "
+        f"at start {result['load_average_at_start']}, at end {result['load_average_at_end']}.",
         "",
         "| configuration | ingest, episodes/s | BuildBlock p50 ms | BuildBlock p95 ms |",
         "|---|---|---|---|",
@@ -266,6 +268,8 @@ def main() -> int:
     cluster.start()
     try:
         result: dict[str, Any] = {**run_metadata(), "ingest": {}, "blocks": {}, "store": {}}
+        # The machine is shared: its load says how much the figures may be disturbed.
+        result["load_average_at_start"] = [round(x, 2) for x in os.getloadavg()]
         for name, count in (("sqlite", 1), ("postgres-1", 1), ("postgres-2", 2)):
             url = None if name == "sqlite" else cluster.create_database()
             with nodes(name, count, url) as servers:
@@ -286,6 +290,7 @@ def main() -> int:
                 result["store"][f"postgres, {chains} chains"] = store_run(pg, chains)
             finally:
                 pg.close()
+        result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
         print_table(table(result))
         write_results("postgres", result)
         (RESULTS_DIR / "postgres.md").write_text(markdown(result), encoding="utf-8")

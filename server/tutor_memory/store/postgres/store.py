@@ -64,6 +64,7 @@ _EPISODE_FROM = (
 # Rows read by id look them up by primary key and only check their chain: `chain_id + 0` keeps
 # the planner from walking the chain's whole index range instead, which it prefers while a new
 # table's statistics are stale (docs/DESIGN.md P4 makes the same point for SQLite).
+_CHAIN_FIELDS = ("tenant", "student", "subject")
 # Columns of an episode row between chain_id and prev_hash, in insert order.
 _INSERT_COLUMNS = (
     "student_key, episode_id, chain_id, seq, kind, summary, text, concepts, salience, occurred_at, "
@@ -520,14 +521,47 @@ class PostgresWriter:
         self.locked[chain] = key
         return key
 
+    def _lock_all(self, chains: Iterable[ChainKey]) -> None:
+        """Locks every chain of a batch in one order (creating the missing ones): two batches
+        over the same chains on two nodes queue instead of deadlocking. One statement for the
+        chains that exist, one for those that do not, one to lock those."""
+        wanted = sorted({c for c in chains if c not in self.locked}, key=_order)
+        if len(wanted) <= 1:
+            for chain in wanted:
+                self._lock(chain)
+            return
+        columns = (
+            [student_key(c.tenant, c.student) for c in wanted],
+            [c.tenant for c in wanted],
+            [c.student for c in wanted],
+            [c.subject for c in wanted],
+        )
+        select = (
+            "SELECT c.student_key, c.chain_id, c.tenant, c.student, c.subject FROM chains c "
+            "JOIN unnest(%s::bigint[], %s::text[], %s::text[], %s::text[]) AS w(k, t, s, j) "
+            "ON c.student_key = w.k AND c.tenant = w.t AND c.student = w.s AND c.subject = w.j "
+            "ORDER BY c.tenant, c.student, c.subject FOR UPDATE OF c"
+        )
+        found = self._conn.execute(select, columns).fetchall()
+        if len(found) < len(wanted):
+            # Rows inserted in the same order; another node creating one of them at the same
+            # moment makes this wait for it, then the select below locks it.
+            self._conn.execute(
+                "INSERT INTO chains (student_key, tenant, student, subject) "
+                "SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[]) "
+                "ON CONFLICT DO NOTHING",
+                columns,
+            )
+            found = self._conn.execute(select, columns).fetchall()
+        for sk, chain_id, tenant, student, subject in found:
+            self.locked[ChainKey(tenant, student, subject)] = (int(sk), int(chain_id))
+        assert all(c in self.locked for c in wanted)
+
     def append(
         self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
     ) -> list[AppendOutcome]:
         conn = self._conn
-        # Every chain of the batch, locked in one order: two batches over the same chains on two
-        # nodes queue instead of deadlocking.
-        for chain in sorted({i.episode.chain for i in items}, key=_order):
-            self._lock(chain)
+        self._lock_all(i.episode.chain for i in items)
         keyed = [(i.episode.chain, i.episode.client_key) for i in items if i.episode.client_key]
         stored = self._by_client_keys(keyed)
         # Which items insert: the first of each new client key (a later one in the same batch
@@ -542,7 +576,7 @@ class PostgresWriter:
                 seen.add((ep.chain, ep.client_key))
             inserting.append(i)
         ids = self._new_episode_ids(len(inserting))
-        heads = {chain: self._head(key) for chain, key in self.locked.items()}
+        heads = self._heads()
         outcomes: list[AppendOutcome] = []
         new_rows: list[tuple[object, ...]] = []
         vectors: list[tuple[object, ...]] = []
@@ -597,31 +631,49 @@ class PostgresWriter:
         ).fetchall()
         return sorted(int(r[0]) for r in rows)
 
-    def _head(self, key: Key) -> tuple[int, bytes]:
-        row = self._conn.execute(
-            "SELECT seq, hash FROM episodes WHERE student_key = %s AND chain_id = %s "
-            "ORDER BY seq DESC LIMIT 1",
-            key,
-        ).fetchone()
-        return (0, GENESIS_HASH) if row is None else (int(row[0]), bytes(row[1]))
+    def _heads(self) -> dict[ChainKey, tuple[int, bytes]]:
+        """(last seq, its hash) of every chain this transaction holds, in one statement."""
+        chains = list(self.locked)
+        rows = self._conn.execute(
+            "SELECT w.i, h.seq, h.hash FROM unnest(%s::bigint[], %s::bigint[]) "
+            "WITH ORDINALITY AS w(k, c, i) LEFT JOIN LATERAL (SELECT seq, hash FROM episodes "
+            "WHERE student_key = w.k AND chain_id = w.c ORDER BY seq DESC LIMIT 1) h ON true",
+            ([self.locked[c][0] for c in chains], [self.locked[c][1] for c in chains]),
+        ).fetchall()
+        heads = {}
+        for i, seq, hash_ in rows:
+            chain = chains[int(i) - 1]
+            heads[chain] = (0, GENESIS_HASH) if seq is None else (int(seq), bytes(hash_))
+        return heads
 
     def _by_client_keys(
         self, keyed: Sequence[tuple[ChainKey, str]]
     ) -> dict[tuple[ChainKey, str], StoredEpisode]:
-        by_chain: dict[ChainKey, list[str]] = {}
-        for chain, client_key in keyed:
-            by_chain.setdefault(chain, []).append(client_key)
+        """The stored episodes of these (chain, client key) pairs, in one statement."""
+        pairs = sorted(set(keyed), key=lambda p: (_order(p[0]), p[1]))
+        if not pairs:
+            return {}
+        # Each pair is one lookup of the client-key index (LATERAL makes the key part of the
+        # index condition, whatever the planner estimates of a table whose statistics are stale).
+        own = ", ".join(f"x.{f}" for f in codec.EPISODE_FIELDS if f not in _CHAIN_FIELDS)
+        rows = self._conn.execute(
+            f"SELECT w.i, {own} FROM unnest(%s::bigint[], %s::bigint[], %s::text[]) "
+            "WITH ORDINALITY AS w(k, c, ck, i) CROSS JOIN LATERAL (SELECT * FROM episodes e "
+            "WHERE e.student_key = w.k AND e.chain_id = w.c AND e.client_key = w.ck "
+            "AND e.client_key <> '') x",
+            (
+                [self.locked[c][0] for c, _ in pairs],
+                [self.locked[c][1] for c, _ in pairs],
+                [key for _, key in pairs],
+            ),
+        ).fetchall()
         found: dict[tuple[ChainKey, str], StoredEpisode] = {}
-        for chain, keys in by_chain.items():
-            sk, chain_id = self.locked[chain]
-            rows = self._conn.execute(
-                f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.student_key = %s "
-                "AND e.chain_id = %s AND e.client_key = ANY(%s::text[]) AND e.client_key <> ''",
-                (sk, chain_id, sorted(set(keys))),
-            ).fetchall()
-            for row in rows:
-                ep = codec.episode_from_row(row)
-                found[(chain, ep.client_key)] = ep
+        for i, episode_id, *rest in rows:
+            chain = pairs[int(i) - 1][0]
+            ep = codec.episode_from_row(
+                (episode_id, chain.tenant, chain.student, chain.subject, *rest)
+            )
+            found[(chain, ep.client_key)] = ep
         return found
 
     def annotate(
