@@ -26,7 +26,7 @@ from tests.helpers.harness import (
     stop_harness,
     write_tokens_file,
 )
-from tests.helpers.postgres import PostgresCluster, _free_port
+from tests.helpers.postgres import PostgresCluster, free_port
 from tests.helpers.server_process import ServerProcess
 from tests.helpers.stores import raw_database
 from tutor_memory.app.config import ServerConfig
@@ -44,7 +44,7 @@ def store_kind() -> str:
 def test_a_database_that_cannot_be_reached_stops_the_server_with_the_reason(
     tmp_path: Path,
 ) -> None:
-    url = f"postgresql://tutor:secret@127.0.0.1:{_free_port()}/nothing"
+    url = f"postgresql://tutor:secret@127.0.0.1:{free_port()}/nothing"
     result = subprocess.run(
         [sys.executable, "-m", "tutor_memory", "serve", "--listen", "127.0.0.1:0",
          "--data", str(tmp_path / "data"), "--store", url],

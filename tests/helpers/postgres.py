@@ -41,7 +41,7 @@ class PostgresMissing(RuntimeError):
     pass
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
@@ -58,7 +58,7 @@ class PostgresCluster:
         if not (PG_BIN / "initdb").exists() or not (PG_BIN / "pg_ctl").exists():
             raise PostgresMissing(MISSING)
         self.durable = durable
-        self.port = _free_port()
+        self.port = free_port()
         self._as_root = os.geteuid() == 0
         if self._as_root:
             try:
