@@ -15,6 +15,9 @@ Configurations:
   to the same chain through the first node between calls, so the second node's head check finds
   new episodes and loads them (the cost of read-your-writes).
 
+The rounds interleave the configurations and every figure is the median of its rounds, since the
+machine this runs on is shared with other work.
+
 Run from the repository root: `.venv/bin/python -m bench.bench_postgres` (`make bench` runs it).
 Prints a table and writes bench/results/postgres.json and postgres.md.
 """
@@ -54,7 +57,7 @@ from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 SEED = 15
 # Episodes one ingest run sends (split between the clients with two nodes).
-INGEST_EPISODES = 6_000
+INGEST_EPISODES = 4_000
 # The chain BuildBlock reads, and the calls timed on it (after WARMUP).
 BLOCK_EPISODES = 5_000
 BLOCK_CALLS = 200
@@ -63,10 +66,12 @@ BUDGET = 1_500
 # With two nodes: an episode is appended through node A before every APPEND_EVERY-th block.
 APPEND_EVERY = 4
 # The store alone: episodes appended per configuration, in batches of STORE_BATCH.
-STORE_EPISODES = 20_000
+STORE_EPISODES = 10_000
 STORE_BATCH = 256
 DIM = 512
 HEAD_CHECKS = 2_000
+ROUNDS = 3
+CONFIGURATIONS = (("sqlite", 1), ("postgres-1", 1), ("postgres-2", 2))
 
 
 @contextmanager
@@ -204,6 +209,22 @@ def store_run(store: Store, chains: int) -> dict[str, Any]:
     }
 
 
+def _median_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median of every number over the rounds (nested dicts too), and the rounds."""
+
+    def merge(values: list[Any]) -> Any:
+        if isinstance(values[0], dict):
+            keys = {k for v in values for k in v}
+            return {k: merge([v[k] for v in values if k in v]) for k in sorted(keys, key=str)}
+        if isinstance(values[0], int | float):
+            return round(statistics.median(values), 4)
+        return values[0]
+
+    merged: dict[str, Any] = merge(rounds)
+    merged["rounds"] = rounds
+    return merged
+
+
 def table(result: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [
         ("git", result["git_rev"]),
@@ -227,8 +248,10 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"Commit `{result['git_rev']}`, {result['host']} ({result['cpu']}, {result['cpu_count']} "
         f"CPUs), {result['timestamp']}. PostgreSQL 15 with default durable settings on the same "
-        "machine; servers and clients share the machine's cores. Load average (1, 5, 15 min) "
-        f"at start {result['load_average_at_start']}, at end {result['load_average_at_end']}.",
+        "machine; servers and clients share the machine's cores. Each figure is the median of "
+        f"{ROUNDS} rounds that interleave the configurations (every round is in postgres.json). "
+        "The machine was shared with other work: load average (1, 5, 15 min) at start "
+        f"{result['load_average_at_start']}, at end {result['load_average_at_end']}.",
         "",
         "| configuration | ingest, episodes/s | BuildBlock p50 ms | BuildBlock p95 ms |",
         "|---|---|---|---|",
@@ -270,26 +293,32 @@ def main() -> int:
         result: dict[str, Any] = {**run_metadata(), "ingest": {}, "blocks": {}, "store": {}}
         # The machine is shared: its load says how much the figures may be disturbed.
         result["load_average_at_start"] = [round(x, 2) for x in os.getloadavg()]
-        for name, count in (("sqlite", 1), ("postgres-1", 1), ("postgres-2", 2)):
-            url = None if name == "sqlite" else cluster.create_database()
-            with nodes(name, count, url) as servers:
-                result["ingest"][name] = ingest_run(servers)
-            url = None if name == "sqlite" else cluster.create_database()
-            with nodes(name, count, url) as servers:
-                result["blocks"][name] = block_run(servers)
-            print(name, result["ingest"][name], result["blocks"][name], file=sys.stderr)
-        for chains in (1, 50):
-            with tempfile.TemporaryDirectory() as tmp:
-                sqlite = SqliteStore(Path(tmp) / "bench.sqlite3")
+        # Rounds interleave the configurations, so that the machine's other load falls on all
+        # of them alike; each figure is the median of its rounds (every round is in the JSON).
+        runs: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = defaultdict(list)
+        stored: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for _ in range(ROUNDS):
+            for name, count in CONFIGURATIONS:
+                url = None if name == "sqlite" else cluster.create_database()
+                with nodes(name, count, url) as servers:
+                    runs[name].append((ingest_run(servers), block_run(servers)))
+                print(name, *runs[name][-1], file=sys.stderr)
+            for chains in (1, 50):
+                with tempfile.TemporaryDirectory() as tmp:
+                    sqlite = SqliteStore(Path(tmp) / "bench.sqlite3")
+                    try:
+                        stored[f"sqlite, {chains} chains"].append(store_run(sqlite, chains))
+                    finally:
+                        sqlite.close()
+                pg = PostgresStore(cluster.create_database())
                 try:
-                    result["store"][f"sqlite, {chains} chains"] = store_run(sqlite, chains)
+                    stored[f"postgres, {chains} chains"].append(store_run(pg, chains))
                 finally:
-                    sqlite.close()
-            pg = PostgresStore(cluster.create_database())
-            try:
-                result["store"][f"postgres, {chains} chains"] = store_run(pg, chains)
-            finally:
-                pg.close()
+                    pg.close()
+        for name, pairs in runs.items():
+            result["ingest"][name] = _median_of([i for i, _ in pairs])
+            result["blocks"][name] = _median_of([b for _, b in pairs])
+        result["store"] = {name: _median_of(rounds) for name, rounds in stored.items()}
         result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
         print_table(table(result))
         write_results("postgres", result)
