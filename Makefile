@@ -1,4 +1,7 @@
-# The README's two commands are `make serve` and `make test`; each does all the set-up first.
+# The README's commands: `make serve` (Python 3.11+ and Rust only), `make test` (everything, the
+# Go and TypeScript clients included: what CI runs), `make test-server` (the server's tests, Python
+# and Rust only) and `make clients` (the clients' tooling and conformance tests: Go and Node).
+# Each does its own set-up first.
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -24,18 +27,40 @@ SERVE_ARGS ?=
 # (tests/helpers/postgres.py). Only tests and benchmarks need them; `make serve` never does.
 PG_BIN := /usr/lib/postgresql/15/bin
 
-.PHONY: serve test setup install model client-tools load-tools postgres proto proto-check proto-release lint bench eval clean
+# Tests that need Go or Node (every client's conformance against a real server, the proto checks)
+# or ghz (the load benchmark's test); `make test-server` leaves them out, `make clients` runs the
+# first two.
+CLIENT_TESTS := tests/conformance
+LOAD_TESTS := tests/bench/test_load_bench.py
+# The console's browser tests need Chromium and its WebDriver (`make console-tools`).
+BROWSER_TESTS := tests/console/test_console_browser.py
+# pytest exits 5 when it collected no test: that is a failure here, never a pass.
+PYTEST = $(PY) -m pytest $(1); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make: no tests ran" >&2; exit 1; fi; exit $$rc
 
+.PHONY: serve test test-server clients setup install model client-tools load-tools console-tools postgres console-screenshots proto proto-check proto-release lint bench eval chaos clean
+
+# Needs Python 3.11+ and a Rust toolchain only (tests/test_makefile.py holds it to that).
 serve: setup
 	$(BIN)/tutor-memory serve $(SERVE_ARGS)
 
-# pytest exits 5 when it collected no test: that is a failure here, never a pass.
-test: setup load-tools postgres
+# Everything, as CI runs it: Rust, the server's tests, every client's conformance (Go, Node) and
+# the load benchmark's test (ghz, built with Go), and the console's browser tests (Chromium).
+test: setup client-tools load-tools console-tools postgres
 	cargo test --quiet --manifest-path rust_core/Cargo.toml
-	$(PY) -m pytest; rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
+	$(call PYTEST,)
 
-setup: install model client-tools
+# The server's own tests, with Python and Rust only.
+test-server: setup postgres
+	cargo test --quiet --manifest-path rust_core/Cargo.toml
+	$(call PYTEST,--ignore=$(CLIENT_TESTS) --ignore=$(LOAD_TESTS) --ignore=$(BROWSER_TESTS))
+
+# The Go and TypeScript tooling, then every client's conformance test and the proto checks.
+clients: setup client-tools postgres
+	$(call PYTEST,$(CLIENT_TESTS) tests/clients)
+
+# What serving needs: the package with its Rust extension, and the model.
+setup: install model
 
 install: $(INSTALLED)
 
@@ -75,6 +100,20 @@ postgres:
 	  else \
 	    echo "PostgreSQL 15 is missing: run 'sudo apt-get install postgresql-15'" >&2; exit 1; \
 	  fi; }
+
+# Headless Chromium and its WebDriver, from Debian, for the console's browser tests
+# (tests/console/test_console_browser.py); only `make test` needs them, never `make serve`.
+console-tools:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	else \
+	  echo "installing chromium and chromium-driver (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+	    || { echo "make console-tools: cannot install chromium and chromium-driver (needs apt-get as root)" >&2; exit 1; }; \
+	fi
+
+# Re-takes the console's screenshots for the README into bench/results/console/.
+console-screenshots: setup console-tools
+	CONSOLE_SCREENSHOTS=bench/results/console $(PY) -m pytest tests/console/test_console_browser.py -q
 
 $(LOAD_TOOLS): $(LOAD_TOOL_PINS) scripts/install_client_tools.sh
 	bash scripts/install_client_tools.sh ghz
@@ -123,6 +162,11 @@ bench: setup load-tools postgres
 eval: setup
 	$(PY) -m bench.eval
 	$(PY) -m bench.locomo
+
+# The crash campaign of issue 12: 100 cycles of kill -9 under mixed ingest, appends and
+# Consolidate, each checked after the restart (bench/chaos.py); `make test` runs 3 cycles.
+chaos: setup
+	$(PY) -m bench.chaos --cycles 100
 
 clean:
 	rm -rf $(VENV) target .pytest_cache .mypy_cache .ruff_cache

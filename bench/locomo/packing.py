@@ -34,9 +34,10 @@ class StoredTurn:
     occurred_at_us: int
 
 
-def block_text(lines: Sequence[str]) -> str:
-    """The text of a block showing `lines` as earlier work, composed by the server's own code."""
-    return text_of([earlier_work(lines), HOW_TO_USE])
+def block_text(dated_lines: Sequence[tuple[str, str]]) -> str:
+    """The text of a block showing these (date, line) pairs as earlier work, composed by the
+    server's own code."""
+    return text_of([earlier_work(dated_lines), HOW_TO_USE])
 
 
 class BlockPacker:
@@ -45,11 +46,10 @@ class BlockPacker:
     def __init__(self, turns: Sequence[StoredTurn], counter: TokenCounter) -> None:
         self._turns = turns
         self._counter = counter
-        self.lines = [
-            render.memory_line(t.kind, t.summary, render.format_date(t.occurred_at_us, UTC_ZONE))
-            for t in turns
-        ]
+        self.lines = [render.memory_line(t.kind, t.summary) for t in turns]
+        self.dates = [render.format_date(t.occurred_at_us, UTC_ZONE) for t in turns]
         self.line_tokens = counter.count_many(self.lines)
+        self._day_tokens = {d: counter.count(render.day_line(d)) for d in set(self.dates)}
         # What the memories' budget must leave room for, counted as the server counts it.
         self.overhead = counter.count(block_text([]))
 
@@ -59,13 +59,17 @@ class BlockPacker:
         if room < 0:
             return []
         chosen: list[int] = []
+        days: set[str] = set()
         used = 0
         for pos in ranking:
             if len(chosen) == MAX_MEMORIES:
                 break
-            tokens = self.line_tokens[pos]
+            # A memory of a day not shown yet also pays for its day's line.
+            day = self.dates[pos]
+            tokens = self.line_tokens[pos] + (0 if day in days else self._day_tokens[day])
             if used + tokens <= room:
                 chosen.append(pos)
+                days.add(day)
                 used += tokens
         # Lines counted one by one can differ by a token or so from the joined text.
         while chosen and self.tokens_of(chosen) > budget:
@@ -75,4 +79,4 @@ class BlockPacker:
     def tokens_of(self, positions: Sequence[int]) -> int:
         """Tokens of the whole block showing `positions` (oldest first, as the server shows)."""
         order = sorted(positions, key=lambda p: (self._turns[p].occurred_at_us, self._turns[p].seq))
-        return self._counter.count(block_text([self.lines[p] for p in order]))
+        return self._counter.count(block_text([(self.dates[p], self.lines[p]) for p in order]))

@@ -21,9 +21,11 @@ METHOD_NOTES = (
     "`[shares a photo: caption]` when it has one, at its session's time (UTC).",
     "- tutor-memory: BuildBlock in FULL mode over gRPC, `now` = the conversation's last session "
     "time; a collapsed memory counts for every episode it stands for.",
-    "- bm25: FTS5 bm25() over the store's own index (the words the server indexed, one "
-    "occurrence each) with every word of the question; vector: exact FAISS inner product over "
-    "the stored embeddings, the question embedded by the same model; hybrid: the bm25 and vector "
+    "- bm25: the bm25s library (Lucene BM25, k1 = 1.5, b = 0.75, its defaults) over each "
+    "turn's stored summary, with bm25s's English stop words and PyStemmer's English Snowball "
+    "stemmer, independent of the server's own lexical index; vector: exact FAISS inner product "
+    "over the stored embeddings, the question embedded by the same model; hybrid: the bm25 and "
+    "vector "
     "rankings fused by reciprocal rank, 1 / (60 + rank) summed (Cormack et al. 2009; k = 60 as "
     "published, not tuned); recency: newest turns first.",
     "- Every baseline fills the server's block (same frame, lines, token counter, cap of "

@@ -131,7 +131,7 @@ async def test_nine_copies_of_a_question_collapse_into_one_with_a_count(harness:
     cells = [m for m in got.memories if "What is a cell?" in m.line]
     assert len(cells) == 1
     assert cells[0].repeats == 9
-    assert "(and 8 more times like it)" in cells[0].line
+    assert cells[0].line.endswith("(9 times)")
     assert set(cells[0].repeated_ids) == {r.episode_id for r in reply.items[:9]}
 
 
@@ -356,3 +356,54 @@ async def test_bad_block_request_is_invalid_argument(
         await harness.stub.BuildBlock(request, metadata=A)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert message in (err.value.details() or "")
+
+
+async def test_the_turns_own_question_is_not_a_memory_of_it(harness: Harness) -> None:
+    """The documented client flow stores the question, then asks for the block."""
+    earlier = episode("What is osmosis?", ts(2026, 9, 1), key="earlier")
+    await harness.ingest([earlier, *noise(30, ts(2026, 10, 1))])
+    now = episode("What is osmosis?", int(NOW.timestamp()) - 2, key="this-turn")
+    this_turn = (await harness.append(now)).episode.episode_id
+    got = await block(harness, "What is osmosis?")
+    shown = {i for m in got.memories for i in m.repeated_ids}
+    assert this_turn not in shown
+    (osmosis,) = [m for m in got.memories if "osmosis" in m.line]
+    assert osmosis.repeats == 1
+    assert "(2 times)" not in got.text
+
+
+async def test_an_old_turn_holding_every_query_word_beats_many_newer_partial_matches(
+    harness: Harness,
+) -> None:
+    """Lexical recall reaches the whole history: no cap of newest matches per word."""
+    old = episode("Chlorophyll drives photosynthesis in the leaf", ts(2026, 2, 2), key="old")
+    newer = [
+        episode(
+            f"Note {i} about {'chlorophyll' if i % 2 else 'photosynthesis'}",
+            ts(2026, 6, 1) + 60 * i,
+            key=f"p{i}",
+        )
+        for i in range(1_200)
+    ]
+    reply = await harness.ingest([old, *newer])
+    old_id = reply.items[0].episode_id
+    got = await block(harness, "chlorophyll and photosynthesis", budget=300)
+    assert old_id in [m.episode_id for m in got.memories]
+
+
+async def test_memories_of_one_day_share_one_date_line(harness: Harness) -> None:
+    day = ts(2026, 9, 3)
+    await harness.ingest(
+        [
+            episode("What is osmosis?", day, key="q1"),
+            episode("Osmosis moves water.", day + 60, kind=pb.EPISODE_KIND_ANSWER, key="a1"),
+        ]
+    )
+    got = await block(harness, "osmosis", budget=600)
+    earlier = next(s for s in got.sections if s.title.startswith("EARLIER WORK"))
+    assert list(earlier.lines) == [
+        "03 Sep 2026:",
+        "- student: What is osmosis?",
+        "- you: Osmosis moves water.",
+    ]
+    assert list(earlier.episode_ids) == [m.episode_id for m in got.memories]

@@ -158,7 +158,7 @@ async def test_a_replaced_file_turns_holds_into_changed_and_the_note_reaches_the
     line = next(m.line for m in block.memories if m.episode_id == cited.episode_id)
     assert line.endswith("[note: the file cited here has since been replaced or removed]")
     other = [m.line for m in block.memories if m.episode_id != cited.episode_id]
-    assert all("[note:" not in text for text in other if "a file arrived" not in text)
+    assert all("[note:" not in text for text in other if "- file:" not in text)
 
 
 async def test_the_report_never_says_no_checks_when_checks_exist(harness: Harness) -> None:

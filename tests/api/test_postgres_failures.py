@@ -17,6 +17,7 @@ from pathlib import Path
 import grpc
 import psycopg
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.helpers.harness import (
     TOKEN_A,
@@ -29,11 +30,16 @@ from tests.helpers.harness import (
 from tests.helpers.postgres import PostgresCluster, free_port
 from tests.helpers.server_process import ServerProcess
 from tests.helpers.stores import raw_database
+from tutor_memory.api.server import LIVENESS_SERVICE
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.models.embedder import UseOnnxEmbedder
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+HealthCheckRequest = health_pb2.HealthCheckRequest
 
 
 @pytest.fixture
@@ -84,11 +90,21 @@ async def _code_of(call: object) -> grpc.StatusCode:
     return grpc.StatusCode.OK
 
 
+async def _health_becomes(health: health_pb2_grpc.HealthStub, service: str, wanted: int) -> None:
+    deadline = time.monotonic() + 10
+    while (await health.Check(HealthCheckRequest(service=service))).status != wanted:
+        assert time.monotonic() < deadline, f"health of {service!r} never became {wanted}"
+        await asyncio.sleep(0.05)
+
+
 async def test_losing_the_database_gives_unavailable_and_it_recovers_without_a_restart(
     own_cluster: PostgresCluster, server_config: ServerConfig, embedder: UseOnnxEmbedder
 ) -> None:
-    config = replace(server_config, store=own_cluster.create_database())
+    config = replace(
+        server_config, store=own_cluster.create_database(), readiness_probe_seconds=0.1
+    )
     h = await start_harness(config, embedder)
+    health = health_pb2_grpc.HealthStub(h.channel)
     try:
         await h.append(question("before the outage", key="k1"))
         own_cluster.stop()
@@ -106,8 +122,11 @@ async def test_losing_the_database_gives_unavailable_and_it_recovers_without_a_r
             assert await _code_of(h.stub.BuildBlock(block, metadata=A)) == (
                 grpc.StatusCode.UNAVAILABLE
             )
-        # Health stays SERVING: the process is fine and the outage is per call.
+        # Readiness says so too (the load balancer sends calls elsewhere), liveness does not.
+        await _health_becomes(health, "", NOT_SERVING)
+        assert (await health.Check(HealthCheckRequest(service=LIVENESS_SERVICE))).status == SERVING
         own_cluster.start()
+        await _health_becomes(health, "", SERVING)
         reply = await h.append(question("after the outage", key="k3"))
         assert reply.episode.seq == 2
         assert len(await h.list_all()) == 2

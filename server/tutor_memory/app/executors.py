@@ -33,6 +33,9 @@ TEXT_THREADS = 2
 # Threads that read course files and build their concepts: a file can take seconds, and must
 # not hold up the embedding every episode write needs.
 FILE_THREADS = 1
+# The readiness probe's thread: apart from the readers, so a busy server still answers whether
+# its store can be reached.
+PROBE_THREADS = 1
 # The thread that embeds a block's query while the block's own thread searches the text
 # (onnxruntime releases the GIL, so the two overlap instead of adding up).
 QUERY_EMBED_THREADS = 1
@@ -49,6 +52,7 @@ class Executors:
         self.query_embed = ThreadPoolExecutor(QUERY_EMBED_THREADS, thread_name_prefix="query")
         self.text = ThreadPoolExecutor(TEXT_THREADS, thread_name_prefix="text")
         self.files = ThreadPoolExecutor(FILE_THREADS, thread_name_prefix="files")
+        self.probe = ThreadPoolExecutor(PROBE_THREADS, thread_name_prefix="probe")
 
     async def run(
         self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
@@ -61,6 +65,9 @@ class Executors:
 
     def shutdown(self) -> None:
         """Waits for the work already handed out, then stops every pool (writes last)."""
-        pools = (self.files, self.text, self.blocks, self.query_embed, self.embed, self.readers)
+        pools = (
+            self.probe, self.files, self.text, self.blocks, self.query_embed, self.embed,
+            self.readers,
+        )  # fmt: skip
         for pool in (*pools, self.writer):
             pool.shutdown(wait=True)

@@ -19,9 +19,10 @@ from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.domain.clock import now_us
-from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.recall.facts import (
+    FACTS_VERSION,
     RecallFacts,
     recall_facts,
     recall_row,
@@ -101,6 +102,12 @@ class Ledger:
         self._changes = changes
         # Every committed episode reaches the caches through it (app/sync.py).
         self._sync = sync
+        # Called on the writer thread after each commit with its outcomes (quota counts).
+        self._commit_listeners: list[Callable[[Sequence[AppendOutcome]], None]] = []
+
+    def on_commit(self, listener: Callable[[Sequence[AppendOutcome]], None]) -> None:
+        """Calls `listener(outcomes)` after every committed episode write."""
+        self._commit_listeners.append(listener)
 
     @property
     def episodes(self) -> EpisodeReads:
@@ -116,7 +123,7 @@ class Ledger:
         last_ids: dict[ChainKey, int] = {}
         for chain in self._store.chains():
             stored = list(self._store.iter_chain(chain))
-            facts = recall_facts(stored, self._counter)
+            facts = self._facts_of(chain, stored)
             self._tables.add(
                 chain, (recall_row(ep, f) for ep, f in zip(stored, facts, strict=True))
             )
@@ -128,6 +135,26 @@ class Ledger:
             _held_vectors(self._store.iter_vectors(self._embedder.model_id), last_ids)
         )
         return vectors, episodes
+
+    def _facts_of(self, chain: ChainKey, stored: Sequence[StoredEpisode]) -> list[RecallFacts]:
+        """The chain's recall facts as stored; those missing or made by older rules
+        (`FACTS_VERSION`) are derived again and saved, so a restart reads facts rather than
+        re-stemming the whole history, and an upgrade reindexes once."""
+        kept = self._store.recall_facts(chain)
+        stale = [ep for ep in stored if kept.get(ep.episode_id, (0, None))[0] != FACTS_VERSION]
+        if stale:
+            fresh = recall_facts(stale, self._counter)
+            with self._store.writing() as w:
+                w.save_recall_facts(
+                    chain, [(ep.episode_id, f) for ep, f in zip(stale, fresh, strict=True)]
+                )
+            made = {ep.episode_id: f for ep, f in zip(stale, fresh, strict=True)}
+        else:
+            made = {}
+        return [
+            made[ep.episode_id] if ep.episode_id in made else kept[ep.episode_id][1]
+            for ep in stored
+        ]
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -182,6 +209,8 @@ class Ledger:
             # On the writer thread too: adding to a graph index costs real time, and the event
             # loop must not wait on it.
             self._index_inserted(prepared, outcomes)
+            for listener in self._commit_listeners:
+                listener(outcomes)
             inserted = _changes_of(outcomes)
             for chain in dict.fromkeys(o.episode.chain for o in outcomes):
                 what = inserted.get(chain, Change.NOTHING) | also

@@ -34,6 +34,8 @@ MAX_CONCEPT_CHARS = 200
 MAX_TOPIC_CHARS = 200
 # A query (BuildBlock, SearchPassages): longer than any message a student types.
 MAX_QUERY_CHARS = 8_000
+# BuildBlock: the largest token budget.
+MAX_BUDGET_TOKENS = 100_000
 # An IANA time zone name ("America/Argentina/ComodRivadavia" is 32).
 MAX_TIME_ZONE_CHARS = 64
 # A file's name and media type as the caller gives them.

@@ -161,7 +161,7 @@ def test_times_and_the_day_are_given_in_the_students_time_zone() -> None:
     )
     assert note is not None
     assert note.summary.startswith("Day of 03 Mar 2026: 1 episode, no check")
-    assert note.text.splitlines()[-1] == "- 10:00 · you were asked: What is osmosis?"
+    assert note.text.splitlines()[-1] == "- 10:00 · student: What is osmosis?"
 
 
 def test_a_window_across_midnight_is_named_by_its_ends() -> None:

@@ -12,6 +12,7 @@ from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import InvalidArgument
 from tutor_memory.domain.limits import MAX_TIME_ZONE_CHARS, quoted
 from tutor_memory.domain.recall import block_text
+from tutor_memory.domain.recall.explain import Explanation
 from tutor_memory.domain.recall.sections import BELIEFS_TITLE, Extras
 from tutor_memory.domain.recall.timewindow import TimeWindow
 from tutor_memory.domain.records import MemoryRow
@@ -42,6 +43,8 @@ class ShownMemory:
     repeated_ids: tuple[int, ...]
     score: float
     line: str
+    # The day it happened, as the line that heads its day shows it.
+    date: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,8 @@ class Block:
     window: TimeWindow | None
     no_record: bool
     timings: list[tuple[str, float]] = field(default_factory=list)
+    # Why each candidate was shown or dropped; only when the caller asked (BuildBlock's explain).
+    explanation: Explanation | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +120,18 @@ def compose(
                 Section(BELIEFS_TITLE, extras.belief_lines, concepts=extras.belief_concepts)
             )
         if framing.no_record and framing.window is not None:
-            lines: tuple[str, ...] = (block_text.no_record_line(framing.window.label),)
+            sections.append(
+                Section(
+                    block_text.EARLIER_WORK_TITLE,
+                    (block_text.no_record_line(framing.window.label),),
+                )
+            )
         else:
-            lines = tuple(m.line for m in shown)
-        sections.append(earlier_work(lines, tuple(m.episode.episode_id for m in shown)))
+            sections.append(
+                earlier_work(
+                    [(m.date, m.line) for m in shown], tuple(m.episode.episode_id for m in shown)
+                )
+            )
         if framing.record and map_section is not None:
             # A question about the student's own record: the map comes last (R6.3).
             sections.append(map_section)
@@ -189,8 +202,18 @@ def cites_changed_file(row: MemoryRow, fingerprints: Mapping[str, str | None] | 
     return any(f in fingerprints and fingerprints[f] != h for f, h in row.cited)
 
 
-def earlier_work(lines: Sequence[str], episode_ids: tuple[int, ...] = ()) -> Section:
-    """The earlier-work section showing these memory lines (a line saying so when none)."""
+def earlier_work(
+    dated_lines: Sequence[tuple[str, str]], episode_ids: tuple[int, ...] = ()
+) -> Section:
+    """The earlier-work section showing these (date, memory line) pairs, oldest first: each day
+    once, on a line of its own above its memories (a line saying so when there are none)."""
+    lines: list[str] = []
+    day = None
+    for date, line in dated_lines:
+        if date != day:
+            lines.append(block_text.day_line(date))
+            day = date
+        lines.append(line)
     return Section(
         block_text.EARLIER_WORK_TITLE, tuple(lines) or (block_text.NOTHING_YET,), episode_ids
     )

@@ -12,37 +12,34 @@ from zoneinfo import ZoneInfo
 
 from tutor_memory.domain.episodes import Kind
 
-HEADER = "===== YOUR MEMORY OF THIS STUDENT AND SUBJECT ====="
-FOOTER = "===== END OF MEMORY ====="
+HEADER = "=== YOUR MEMORY OF THIS STUDENT ==="
+FOOTER = "=== END OF MEMORY ==="
 RECORD_TITLE = "THE STUDENT IS ASKING ABOUT THEIR OWN RECORD"
 RECORD_LINE = (
-    "THE STUDENT IS ASKING ABOUT THEIR OWN RECORD. Answer from the beliefs and the earlier work "
-    "listed here; the conversation below is the record."
+    "THE STUDENT IS ASKING ABOUT THEIR OWN RECORD: answer from the beliefs and the earlier work "
+    "below."
 )
 EARLIER_WORK_TITLE = "EARLIER WORK WITH THIS STUDENT (oldest first)"
-NOTHING_YET = "- nothing recorded yet with this student in this subject"
+NOTHING_YET = "- nothing recorded yet"
 HOW_TO_USE_TITLE = "HOW TO USE THIS"
 HOW_TO_USE = (
-    "HOW TO USE THIS: it is your own memory of past work with this student, not their material. "
-    'When you rely on it, say when it happened ("in July we..."). Never claim a memory that is '
-    "not listed here."
+    'HOW TO USE THIS: say when a memory happened ("on 3 May we..."); never claim one not listed.'
 )
 
-# How each kind of episode is introduced in a line of earlier work.
+# Who a line of earlier work is about, by the kind of episode: the student said it, you (the
+# tutor) said it, or what the record holds. Short, because every line pays for it.
 KIND_PHRASES: dict[Kind, str] = {
-    Kind.QUESTION: "you were asked",
-    Kind.ANSWER: "you answered",
+    Kind.QUESTION: "student",
+    Kind.ANSWER: "you",
     Kind.CHECK: "check",
     Kind.QUIZ: "quiz",
-    Kind.FILE: "a file arrived",
+    Kind.FILE: "file",
     Kind.TAUGHT: "the student taught you",
-    Kind.CONSOLIDATION: "summary of the day",
+    Kind.CONSOLIDATION: "digest of the day",
 }
 
-# A date as the block shows it. The token count of a line is taken with the widest form, so a
-# line's real count never exceeds the one recall packed it by.
+# A date as the block shows it: one line per day, heading the memories of that day.
 DATE_FORMAT = "%d %b %Y"
-_WIDEST_DATE = "28 Sep 2026"
 
 
 def no_record_line(label: str) -> str:
@@ -53,17 +50,23 @@ def no_record_line(label: str) -> str:
 
 
 def repeats_suffix(repeats: int) -> str:
-    return f" (and {repeats - 1} more times like it)" if repeats > 1 else ""
+    return f" ({repeats} times)" if repeats > 1 else ""
 
 
-def memory_line(kind: Kind, summary: str, date: str, repeats: int = 1) -> str:
-    return f"- {date} · {KIND_PHRASES[kind]}: {summary}{repeats_suffix(repeats)}"
+def memory_line(kind: Kind, summary: str, repeats: int = 1) -> str:
+    """A memory as earlier work shows it, under the line of its day."""
+    return f"- {KIND_PHRASES[kind]}: {summary}{repeats_suffix(repeats)}"
+
+
+def day_line(date: str) -> str:
+    """The line that dates the memories under it."""
+    return f"{date}:"
 
 
 def sizing_line(kind: Kind, summary: str) -> str:
-    """The line whose token count recall packs by: the widest date, no repeat suffix (the
-    suffix is paid for by the final check of the whole block)."""
-    return memory_line(kind, summary, _WIDEST_DATE)
+    """The line whose token count recall packs by: no repeat suffix (the suffix, and the day
+    lines, are paid for when the whole block is counted)."""
+    return memory_line(kind, summary)
 
 
 def format_date(occurred_at_us: int, tz: ZoneInfo) -> str:

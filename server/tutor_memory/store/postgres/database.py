@@ -134,7 +134,13 @@ class Database:
         finally:
             self.pool.putconn(conn)
 
-    def _probe(self) -> None:
+    def ping(self) -> None:
+        """A readiness probe: one fresh connection and one statement, beside the pool (a busy
+        pool is not an unreachable database); when the database was lost, this is also what
+        brings the pool back."""
+        self._probe(query=True)
+
+    def _probe(self, *, query: bool = False) -> None:
         """One fresh connection: Unavailable if it fails; if it works, the pool drops the
         connections the outage broke and calls go on."""
         try:
@@ -142,8 +148,9 @@ class Database:
                 self.url,
                 autocommit=True,
                 connect_timeout=max(1, int(min(CONNECT_TIMEOUT_SECONDS, seconds_left(2.0)))),
-            ):
-                pass
+            ) as conn:
+                if query:
+                    conn.execute("SELECT 1").fetchone()
         except psycopg.Error as exc:
             self._lost.set()
             raise Unavailable(f"the database is unavailable: {_reason(exc)}") from exc

@@ -250,6 +250,17 @@ class PostgresStore:
                     assert chain is not None
                     yield _chain_vectors(chain, ids, blobs)
 
+    def ping(self) -> None:
+        self.db.ping()
+
+    def episode_counts(self) -> dict[str, int]:
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT c.tenant, count(*) FROM episodes e JOIN chains c "
+                "ON c.student_key = e.student_key AND c.chain_id = e.chain_id GROUP BY c.tenant"
+            ).fetchall()
+        return {str(tenant): int(count) for tenant, count in rows}
+
     def count_vectors_of_other_models(self, model_id: str) -> int:
         with self.db.connection() as conn:
             row = conn.execute(
