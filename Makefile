@@ -38,7 +38,7 @@ BROWSER_TESTS := tests/console/test_console_browser.py
 PYTEST = $(PY) -m pytest $(1); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make: no tests ran" >&2; exit 1; fi; exit $$rc
 
-.PHONY: serve test test-server clients setup install model client-tools load-tools console-tools postgres console-screenshots proto proto-check proto-release lint bench eval chaos clean
+.PHONY: serve test test-server clients setup install model client-tools load-tools console-tools postgres console-screenshots proto proto-check proto-release lint bench eval chaos fuzz clean
 
 # Needs Python 3.11+ and a Rust toolchain only (tests/test_makefile.py holds it to that).
 serve: setup
@@ -167,6 +167,12 @@ eval: setup
 # Consolidate, each checked after the restart (bench/chaos.py); `make test` runs 3 cycles.
 chaos: setup
 	$(PY) -m bench.chaos --cycles 100
+
+# The long fuzz run of issue 12: every parser, detector, file reader, request conversion and the
+# chain hash, with FUZZ_EXAMPLES examples per property (`make test` runs 150 of each).
+FUZZ_EXAMPLES ?= 20000
+fuzz: setup
+	TUTOR_MEMORY_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/fuzz -q
 
 clean:
 	rm -rf $(VENV) target .pytest_cache .mypy_cache .ruff_cache

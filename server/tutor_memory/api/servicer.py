@@ -150,7 +150,7 @@ class MemoryServicer(pb_grpc.MemoryServicer):
     ) -> pb.AnnotateAnswerReply:
         chain = _chain(request.student_id, request.subject_id)
         shown = beliefs_pb.shown_from_proto(request)
-        done = await self._s.answers.annotate(chain, shown)
+        done = await self._s.answers.annotate(chain, shown, deadline=_deadline(context))
         return beliefs_pb.annotate_reply(done)
 
     # -- files and the concept map -------------------------------------------------------------
@@ -159,7 +159,9 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         self, request: pb.IngestFileRequest, context: grpc.aio.ServicerContext
     ) -> pb.IngestFileReply:
         chain = _chain(request.student_id, request.subject_id)
-        result = await self._s.files.ingest(files_pb.upload_from_proto(request, chain))
+        result = await self._s.files.ingest(
+            files_pb.upload_from_proto(request, chain), deadline=_deadline(context)
+        )
         return files_pb.ingest_file_reply(result)
 
     async def RemoveFile(

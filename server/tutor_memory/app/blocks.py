@@ -68,7 +68,7 @@ from tutor_memory.domain.recall.ranking import (
     rank_and_pack,
     rank_and_trace,
 )
-from tutor_memory.domain.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
 from tutor_memory.domain.text.normalise import normalise
@@ -158,11 +158,16 @@ class BlockBuilder:
         # The question of this very turn, if the chat service stored it first: never a memory.
         turn = current_turn(snap, req.query, req.now_us) if snap is not None else None
         record = req.mode is Mode.FULL and bool(req.query) and is_record_question(req.query)
+        # A record question that names a topic is recall within the record about that topic.
+        topic = record_topic(req.query) if record else None
         # Started as early as possible, so that the model runs while everything up to the
-        # neighbour search does. A record question does not search by meaning.
+        # neighbour search does. A record question without a topic does not search by meaning.
         embedding = (
             self._query_pool.submit(self._embedder.embed, [req.query])
-            if req.query.strip() and req.mode is not Mode.WINDOW and snap is not None and not record
+            if req.query.strip()
+            and req.mode is not Mode.WINDOW
+            and snap is not None
+            and (not record or topic is not None)
             else None
         )
         window = (
@@ -204,8 +209,8 @@ class BlockBuilder:
                     scores = np.empty(0, np.float32)
                 else:
                     positions, counts, scores, extras = self._rank(
-                        req, table, snap, window, in_window, record, turn, timer, embedding,
-                        extras_for, trace,
+                        req, table, snap, window, in_window, record, topic, turn, timer,
+                        embedding, extras_for, trace,
                     )  # fmt: skip
             if extras is None:
                 extras = extras_for(embedding.result()[0] if embedding is not None else None)
@@ -234,6 +239,7 @@ class BlockBuilder:
         window: TimeWindow | None,
         in_window: npt.NDArray[np.int64],
         record: bool,
+        topic: str | None,
         turn: int | None,
         timer: StageTimer,
         embedding: Future[Vector] | None,
@@ -254,12 +260,16 @@ class BlockBuilder:
             # old can rank below this week's conversation; the beliefs section, which comes first,
             # is what carries older verdicts.
             sets.add(snap.ids[record_positions(snap)], 0.0, False, Source.RECORD)
-        has_query = bool(req.query.strip()) and not record
+        has_query = bool(req.query.strip()) and (not record or topic is not None)
+        # A record question with a topic matches its words by the topic alone, so that the
+        # record phrase ("what did I get wrong") matches nothing on its own; the record's checks
+        # and quizzes stay candidates, and the topic's matches win over them (R2.2).
+        words_of = topic if topic is not None else req.query
         query_vector = None
         if has_query:
             assert embedding is not None
-            norm = normalise(req.query)
-            lexical, scores = bm25(table.postings(query_terms(req.query)), snap.length)
+            norm = normalise(words_of)
+            lexical, scores = bm25(table.postings(query_terms(words_of)), snap.length)
             lexical_relevance = scaled_to_best(scores)
             sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
             sets.add(table.tagged(norm), 1.0, True, Source.TAGGED)

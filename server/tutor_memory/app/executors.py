@@ -13,6 +13,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
+from tutor_memory.domain.budget import WorkBudget
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -57,11 +59,28 @@ class Executors:
     async def run(
         self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
     ) -> T:
-        call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
+        call: Callable[[], T] = functools.partial(fn, *args, **kwargs)
         # The call's context travels with the work (its deadline: store.deadlines), which
         # run_in_executor alone would leave behind on the event loop's thread.
-        context = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(pool, context.run, call)
+        in_context: Callable[[], T] = functools.partial(contextvars.copy_context().run, call)
+        return await asyncio.get_running_loop().run_in_executor(pool, in_context)
+
+    async def run_within(
+        self,
+        pool: ThreadPoolExecutor,
+        budget: WorkBudget,
+        fn: Callable[P, T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """`run`, for work that checks `budget`: when the awaiting call is cancelled (its caller
+        went away or its deadline passed), the budget is cancelled too, so the thread stops at
+        its next check instead of finishing work nobody will read."""
+        try:
+            return await self.run(pool, fn, *args, **kwargs)
+        except asyncio.CancelledError:
+            budget.cancel()
+            raise
 
     def shutdown(self) -> None:
         """Waits for the work already handed out, then stops every pool (writes last)."""

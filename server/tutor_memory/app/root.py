@@ -34,6 +34,7 @@ from tutor_memory.app.teaching import Teacher
 from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.app.views import CachedSources
 from tutor_memory.domain.recall.block_ids import BlockIds
+from tutor_memory.domain.recall.timewords import warm_up as warm_up_time_words
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.signing import ServerKey
 from tutor_memory.domain.tokens import TokenCounter
@@ -130,6 +131,8 @@ def build_services(
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
     embedder = embedder or load_embedder(config)
+    # The date library compiles each language's patterns on first use: here, not in a turn.
+    warm_up_time_words()
     store = open_store(config)
     key = load_or_create_server_key(config.data_dir)
     executors = Executors()
