@@ -175,12 +175,15 @@ def markdown(result: dict[str, Any]) -> str:
         "## Each request",
         "",
         "*Setup* is what the case made first (AnnotateAnswer's blocks and answers), before the "
-        "requests; *health after* is the worst check in flight in the after window; a server "
-        "that did not stop on SIGTERM in time was killed.",
+        "requests; *other CPU* is the CPU time everything but the server used while the "
+        "requests ran (this benchmark, its prober and whatever else ran on the machine, whose "
+        "cores are shared), of seconds x cores available; *health after* is the worst check in "
+        "flight in the after window; a server that did not stop on SIGTERM in time was killed.",
         "",
         "| case | mode | setup s | seconds per request | what the reply said (or the error) "
-        "| server CPU s during | health after ms | server stopped by |",
-        "|---|---|---|---|---|---|---|---|",
+        "| server CPU s during | other CPU s (of available) | health after ms "
+        "| server stopped by |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in result["runs"]:
         times = ", ".join(f"{c['seconds']:,.2f}" for c in r["calls"])
@@ -188,6 +191,7 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append(
             f"| {r['case']} | {r['mode']} x{r['copies']} | {r['setup_s']} | {times} | "
             f"{details.replace('|', '/')} | {r['server_cpu_s']} | "
+            f"{r['other_cpu_s']} ({r['machine_cpu_s']}) | "
             f"{worst_text(r['health_after'])} | {r['server_stopped_by']} |"
         )
     return "\n".join(lines) + "\n"

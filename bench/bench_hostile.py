@@ -47,6 +47,7 @@ hostile-quick); `--cases a,b` runs only those (written as hostile-partial).
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -88,7 +89,7 @@ from bench._hostile_report import (
     worst_text,
 )
 from bench._meta import REPO_ROOT, RESULTS_DIR, run_metadata, write_results
-from bench._proc import RssSampler, cpu_seconds, rss_kib
+from bench._proc import RssSampler, cpu_seconds, machine_busy_seconds, rss_kib
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
@@ -96,6 +97,7 @@ NAME = "hostile"
 QUICK_NAME = "hostile-quick"
 PARTIAL_NAME = "hostile-partial"
 
+CORES = os.cpu_count() or 1
 BYTES_PER_MB = 1_000_000
 BYTES_PER_KIB = 1024
 
@@ -226,7 +228,7 @@ def run_case(case: Case, mode: str, copies: int, settings: Settings) -> dict[str
                     described, calls = case.prepare(stub, settings, copies)
                     setup_s = time.perf_counter() - started
                     rss_before, cpu = _watch_idle(pid, w, settings)
-                    results, appends, cpu_s, cpu_after_s = _drive(
+                    results, appends, cpu_s, cpu_after_s, busy_s = _drive(
                         server.target, calls, mode == WITH_APPENDS, settings, pid, w, cpu
                     )
                     rss_after = rss_kib(pid)
@@ -260,6 +262,10 @@ def run_case(case: Case, mode: str, copies: int, settings: Settings) -> dict[str
         },
         "server_cpu_s": round(cpu_s, 2),
         "server_cpu_after_s": round(cpu_after_s, 2),
+        # The cores are shared: CPU time everything but the server used while the requests ran
+        # (this benchmark, its prober, and whatever else runs on the machine), of seconds x cores.
+        "other_cpu_s": round(max(busy_s - cpu_s, 0.0), 2),
+        "machine_cpu_s": round((w.end - w.start) * CORES, 2),
         "after_window_s": settings.after_s,
         "server_stopped_by": stopped,
     }
@@ -285,7 +291,7 @@ def _drive(
     pid: int,
     w: Window,
     cpu_start: float,
-) -> tuple[list[CallResult], list[CallResult], float, float]:
+) -> tuple[list[CallResult], list[CallResult], float, float, float]:
     """Sends every request at once, each on its own channel (and appends beside them); then
     watches the after window."""
     results: list[CallResult | None] = [None] * len(calls)
@@ -301,13 +307,14 @@ def _drive(
         if with_appends:
             args = (stubs[-1], files_done, settings.deadline_s, appends)
             threads.append(threading.Thread(target=_append_beside, args=args))
+        busy = machine_busy_seconds()
         w.start = time.monotonic()
         for t in threads:
             t.start()
         for t in threads[: len(calls)]:
             t.join()
         w.end = time.monotonic()
-        cpu_end = cpu_seconds(pid)
+        cpu_end, busy = cpu_seconds(pid), machine_busy_seconds() - busy
         files_done.set()
         for t in threads[len(calls) :]:
             t.join()
@@ -315,7 +322,7 @@ def _drive(
         w.after = time.monotonic()
         cpu_after = cpu_seconds(pid)
     done = [r for r in results if r is not None]
-    return done, appends, cpu_end - cpu_start, cpu_after - cpu_end
+    return done, appends, cpu_end - cpu_start, cpu_after - cpu_end, busy
 
 
 @contextmanager
