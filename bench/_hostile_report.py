@@ -34,19 +34,21 @@ def health_figures(probes: Sequence[Probe], start: float, end: float) -> dict[st
     inside = [p for p in probes if p.sent <= end and p.answered >= start]
     if not inside:
         return {"checks": 0, "worst_ms": None, "worst_is_lower_bound": False,
-                "worst_gap_ms": None, "not_ok": 0, "unanswered": 0}  # fmt: skip
+                "worst_gap_ms": None, "worst_gap_is_lower_bound": False, "not_ok": 0,
+                "unanswered": 0}  # fmt: skip
     worst = max(inside, key=lambda p: p.seconds)
     answers = sorted(p.answered for p in probes if p.ok)
     gaps = [b - a for a, b in itertools.pairwise(answers) if b >= start and a <= end]
+    # An answer-free stretch still open when the prober stopped: its length is a lower bound.
     observed_to = max(p.answered for p in probes)
-    open_gap = bool(answers) and answers[-1] <= end and observed_to > answers[-1]
-    if open_gap:
-        gaps.append(observed_to - answers[-1])
+    open_gap = observed_to - answers[-1] if answers and answers[-1] <= end < observed_to else None
+    longest = max([*gaps, open_gap or 0.0]) if gaps or open_gap else None
     return {
         "checks": len(inside),
         "worst_ms": round(worst.seconds * 1000, 1),
         "worst_is_lower_bound": worst.pending,
-        "worst_gap_ms": round(max(gaps) * 1000, 1) if gaps else None,
+        "worst_gap_ms": None if longest is None else round(longest * 1000, 1),
+        "worst_gap_is_lower_bound": open_gap is not None and open_gap == longest,
         "not_ok": sum(1 for p in inside if not p.ok and not p.pending),
         "unanswered": sum(1 for p in inside if p.pending),
     }
@@ -97,6 +99,7 @@ def table_lines(result: dict[str, Any]) -> list[str]:
     for r in result["runs"]:
         h, m, t = r["health"], r["rss_mb"], r["targets"]
         gap = "-" if h["worst_gap_ms"] is None else f"{h['worst_gap_ms']:,.1f}"
+        gap = (">= " if h["worst_gap_is_lower_bound"] else "") + gap
         lines.append(
             f"| {r['case']} | {r['rpc']} | {r['mode']} x{r['copies']} | "
             f"{statuses_text(r['statuses'])} | {r['wall_s']:,.2f} | {worst_text(h)} | {gap} | "
@@ -174,22 +177,25 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         "## Each request",
         "",
-        "*Setup* is what the case made first (AnnotateAnswer's blocks and answers), before the "
-        "requests; *other CPU* is the CPU time everything but the server used while the "
-        "requests ran (this benchmark, its prober and whatever else ran on the machine, whose "
-        "cores are shared), of seconds x cores available; *health after* is the worst check in "
-        "flight in the after window; a server that did not stop on SIGTERM in time was killed.",
+        "*Setup* is what the case made first (AnnotateAnswer's answer and blocks), before the "
+        "requests, and *busy after* how long the server then kept a core busy (waited out "
+        f"before the requests; {s['quiet_sample_s']:g} when it was quiet at once); *other CPU* "
+        "is the CPU time everything but the server used while the requests ran (this "
+        "benchmark, its prober and whatever else ran on the machine, whose cores are shared), "
+        "of seconds x cores available; *health after* is the worst check in flight in the "
+        "after window; a server that did not stop on SIGTERM in time was killed.",
         "",
-        "| case | mode | setup s | seconds per request | what the reply said (or the error) "
-        "| server CPU s during | other CPU s (of available) | health after ms "
-        "| server stopped by |",
+        "| case | mode | setup s (busy after) | seconds per request "
+        "| what the reply said (or the error) | server CPU s during "
+        "| other CPU s (of available) | health after ms | server stopped by |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in result["runs"]:
         times = ", ".join(f"{c['seconds']:,.2f}" for c in r["calls"])
         details = "; ".join(sorted({f"{c['status']}: {c['detail']}" for c in r["calls"]}))
         lines.append(
-            f"| {r['case']} | {r['mode']} x{r['copies']} | {r['setup_s']} | {times} | "
+            f"| {r['case']} | {r['mode']} x{r['copies']} | {r['setup_s']} "
+            f"({r['busy_after_setup_s']}) | {times} | "
             f"{details.replace('|', '/')} | {r['server_cpu_s']} | "
             f"{r['other_cpu_s']} ({r['machine_cpu_s']}) | "
             f"{worst_text(r['health_after'])} | {r['server_stopped_by']} |"

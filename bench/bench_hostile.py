@@ -112,6 +112,11 @@ PROBE_TIMEOUT_S = 600.0
 PARALLEL = 4
 FILES_WITH_APPENDS = 2
 APPEND_INTERVAL_S = 0.1
+# Before the requests, the server counts as quiet once it uses less than this share of one core
+# over QUIET_SAMPLE_S (idle, it uses about 2 %); it is given at most QUIET_TIMEOUT_S.
+QUIET_CPU_SHARE = 0.2
+QUIET_SAMPLE_S = 0.5
+QUIET_TIMEOUT_S = 300.0
 # Seconds SIGTERM may take (the server's grace for calls in flight is 10 s) before SIGKILL.
 STOP_TIMEOUT_S = 20.0
 # Client channels take whole files; the server's own limit is 32 MiB.
@@ -227,6 +232,7 @@ def run_case(case: Case, mode: str, copies: int, settings: Settings) -> dict[str
                     started = time.perf_counter()
                     described, calls = case.prepare(stub, settings, copies)
                     setup_s = time.perf_counter() - started
+                    busy_after_setup_s = _wait_quiet(pid)
                     rss_before, cpu = _watch_idle(pid, w, settings)
                     results, appends, cpu_s, cpu_after_s, busy_s = _drive(
                         server.target, calls, mode == WITH_APPENDS, settings, pid, w, cpu
@@ -245,6 +251,9 @@ def run_case(case: Case, mode: str, copies: int, settings: Settings) -> dict[str
         "copies": copies,
         "input": described,
         "setup_s": round(setup_s, 2),
+        # Seconds the server kept a core busy after the setup's replies (waited out before the
+        # requests; QUIET_SAMPLE_S when it was quiet at once).
+        "busy_after_setup_s": round(busy_after_setup_s, 1),
         "statuses": dict(Counter(r.code for r in results)),
         "wall_s": round(w.end - w.start, 2),
         "calls": [
@@ -274,6 +283,19 @@ def run_case(case: Case, mode: str, copies: int, settings: Settings) -> dict[str
     run["targets"] = run_targets(run)
     _progress(run)
     return run
+
+
+def _wait_quiet(pid: int) -> float:
+    """Waits until the server's CPU use falls below QUIET_CPU_SHARE of a core (a setup call may
+    leave work running after its reply, which would otherwise land in the case's figures);
+    returns how long that took."""
+    started = time.monotonic()
+    while time.monotonic() - started < QUIET_TIMEOUT_S:
+        before = cpu_seconds(pid)
+        time.sleep(QUIET_SAMPLE_S)
+        if (cpu_seconds(pid) - before) / QUIET_SAMPLE_S < QUIET_CPU_SHARE:
+            break
+    return time.monotonic() - started
 
 
 def _watch_idle(pid: int, w: Window, settings: Settings) -> tuple[int, float]:
@@ -375,6 +397,8 @@ def run(settings: Settings, name: str) -> dict[str, Any]:
             "append_interval_s": APPEND_INTERVAL_S,
             "probe_interval_s": PROBE_INTERVAL_S,
             "health_window_min_s": HEALTH_WINDOW_MIN_S,
+            "quiet_sample_s": QUIET_SAMPLE_S,
+            "quiet_cpu_share": QUIET_CPU_SHARE,
             "rss_interval_s": RSS_INTERVAL_S,
             "mb": "10^6 bytes",
         },
