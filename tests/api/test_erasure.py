@@ -1,11 +1,11 @@
 """ForgetStudent end to end on a real server (issue 16): nothing of the student's words can be read
 or recalled afterwards, not through the API and not in the database's bytes; every other chain is
 untouched; the erased chains still verify and say so; the erasure is recorded; an unknown student
-is NOT_FOUND and a second erasure changes nothing; it all holds across a restart."""
+is NOT_FOUND and a second erasure changes nothing; it all holds across a restart. On both stores;
+the check of the database's bytes is SQLite's (secure_delete), PostgreSQL's is of every live row."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import grpc
@@ -19,6 +19,7 @@ from tests.helpers.harness import (
     start_harness,
     stop_harness,
 )
+from tests.helpers.stores import raw_database
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.models.embedder import UseOnnxEmbedder
 from tutor_memory_client._proto import memory_pb2 as pb
@@ -30,9 +31,18 @@ STEM = SECRET.lower()
 
 
 def database_bytes(config: ServerConfig) -> bytes:
-    path = config.database_path
-    wal = path.with_name(path.name + "-wal")
-    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    """SQLite: the database file and its WAL. PostgreSQL: every live row of every table, as text
+    (its deleted rows stay in dead tuples until VACUUM: DESIGN.md says what that means)."""
+    if config.store is None:
+        path = config.database_path
+        wal = path.with_name(path.name + "-wal")
+        return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    with raw_database(config) as db:
+        tables = db.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1"
+        )
+        rows = [db.execute(f"SELECT t::text FROM {name} t") for (name,) in tables]
+    return "\n".join(str(row) for table in rows for row in table).encode()
 
 
 async def forget(h: Harness, student: str, md: object = A, **kw: bool) -> pb.ForgetStudentReply:
@@ -167,17 +177,17 @@ async def test_forget_leaves_nothing_readable_or_recallable(seeded: Harness) -> 
 
 async def test_the_erasure_is_recorded_without_the_students_words(seeded: Harness) -> None:
     reply = await forget(seeded, "s1")
-    with sqlite3.connect(seeded.config.database_path) as conn:
-        rows = conn.execute(
+    with raw_database(seeded.config) as db:
+        rows = db.execute(
             "SELECT tenant, student, erased_at, erased_by, chains, episodes, plaintext_episodes "
             "FROM erasures"
-        ).fetchall()
-        keys = conn.execute("SELECT tenant, student FROM student_keys").fetchall()
+        )
+        keys = [tuple(r) for r in db.execute("SELECT tenant, student FROM student_keys")]
         derived = {
-            table: conn.execute(
+            table: db.execute(
                 f"SELECT count(*) FROM {table} WHERE chain_id IN (SELECT chain_id FROM chains "
                 "WHERE tenant = 'tenant-a' AND student = 's1')"
-            ).fetchone()[0]
+            )[0][0]
             for table in (
                 "recall_facts",
                 "episode_vectors",
@@ -211,8 +221,8 @@ async def test_unknown_is_not_found_and_a_second_forget_changes_nothing(seeded: 
     second = await forget(seeded, "s1")
     assert second.already_erased
     assert second.erasure == first.erasure
-    with sqlite3.connect(seeded.config.database_path) as conn:
-        assert conn.execute("SELECT count(*) FROM erasures").fetchone()[0] == 1
+    with raw_database(seeded.config) as db:
+        assert db.execute("SELECT count(*) FROM erasures")[0][0] == 1
     assert len(database_bytes(seeded.config)) <= len(snapshot) + 4096
     # Tenant B's s1 is another student: erasing tenant A's did not reach it.
     assert not (await forget(seeded, "s1", md=B)).already_erased
@@ -224,9 +234,10 @@ async def test_nothing_more_is_stored_for_an_erased_student(seeded: Harness) -> 
         await seeded.append(question("back again"))
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "erased" in (err.value.details() or "")
-    with sqlite3.connect(seeded.config.database_path) as conn:
-        assert not conn.execute("SELECT 1 FROM student_keys WHERE student = 's1' AND "
-                                "tenant = 'tenant-a'").fetchall()  # fmt: skip
+    with raw_database(seeded.config) as db:
+        assert not db.execute(
+            "SELECT 1 FROM student_keys WHERE student = 's1' AND tenant = 'tenant-a'"
+        )
 
 
 async def test_an_erasure_holds_across_a_restart(

@@ -1,24 +1,17 @@
 """Sealed words on a real server (issue 16): what a caller wrote reads back as written, is stored
-only as ciphertext, and a ciphertext moved to another row neither opens nor verifies."""
+only as ciphertext, and a ciphertext moved to another row neither opens nor verifies. On both
+stores."""
 
 from __future__ import annotations
-
-import sqlite3
 
 import grpc
 import pytest
 
 from tests.helpers.harness import A, Harness, question
+from tests.helpers.stores import raw_database
 from tutor_memory_client._proto import memory_pb2 as pb
 
 MARKER = "Zanzibarquux"
-
-
-def database_bytes(harness: Harness) -> bytes:
-    """Every byte the database keeps on disk: the file and its write-ahead log."""
-    path = harness.config.database_path
-    wal = path.with_name(path.name + "-wal")
-    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 async def test_words_read_back_as_written_and_are_stored_only_sealed(harness: Harness) -> None:
@@ -39,16 +32,19 @@ async def test_words_read_back_as_written_and_are_stored_only_sealed(harness: Ha
     assert list(listed[0].concepts) == [f"{MARKER} membranes"]
     assert listed[0].check.topic == f"{MARKER} topic"
     assert listed[0].hash == written.hash
-    with sqlite3.connect(harness.config.database_path) as conn:
-        rows = conn.execute(
-            "SELECT summary, text, concepts, check_topic, length(sealed) FROM episodes"
-        ).fetchall()
+    with raw_database(harness.config) as db:
+        rows = [
+            tuple(r)
+            for r in db.execute(
+                "SELECT summary, text, concepts, check_topic, length(sealed) FROM episodes"
+            )
+        ]
     assert rows
     assert all(r[:4] == ("", "", "[]", "") and r[4] > 0 for r in rows)
     # Derived data keeps what recall needs in the clear (stems), and goes when the student is
     # erased (test_erasure.py): the design document's "Erasure" table.
-    with sqlite3.connect(harness.config.database_path) as conn:
-        stems = " ".join(r[0] for r in conn.execute("SELECT stems FROM recall_facts"))
+    with raw_database(harness.config) as db:
+        stems = " ".join(r[0] for r in db.execute("SELECT stems FROM recall_facts"))
     assert MARKER.lower() in stems
     verified = await harness.stub.VerifyChain(
         pb.VerifyChainRequest(student_id="s1", subject_id="biology"), metadata=A
@@ -62,11 +58,11 @@ async def test_a_ciphertext_swapped_between_rows_opens_nowhere_and_breaks_the_ch
 ) -> None:
     await harness.append(question("first question"))
     second = (await harness.append(question("second question"))).episode
-    with sqlite3.connect(harness.config.database_path) as conn:
-        conn.execute("DROP TRIGGER episodes_never_updated")
-        (a, b) = conn.execute("SELECT sealed FROM episodes ORDER BY seq").fetchall()
-        conn.execute("UPDATE episodes SET sealed = ? WHERE seq = 1", (b[0],))
-        conn.execute("UPDATE episodes SET sealed = ? WHERE seq = 2", (a[0],))
+    with raw_database(harness.config) as db:
+        db.without_guards()
+        (a, b) = db.execute("SELECT sealed FROM episodes ORDER BY seq")
+        db.execute("UPDATE episodes SET sealed = ? WHERE seq = 1", bytes(b[0]))
+        db.execute("UPDATE episodes SET sealed = ? WHERE seq = 2", bytes(a[0]))
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await harness.list_all()
     assert err.value.code() == grpc.StatusCode.DATA_LOSS

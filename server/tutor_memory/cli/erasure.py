@@ -1,5 +1,5 @@
 """`tutor-memory forget`, `master-key new` and `rotate-master-key`: erasure and the master key,
-offline on a data directory.
+offline on a SQLite data directory (--data) or a PostgreSQL store (--store).
 
 `forget` is the offline twin of the ForgetStudent RPC, for a stopped server: a running server
 keeps the student's vectors and recall tables in memory until it restarts, so while one serves,
@@ -14,7 +14,8 @@ import getpass
 import sys
 from pathlib import Path
 
-from tutor_memory.app.config import DEFAULT_DATA_DIR, ServerConfig
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.cli.transfer import add_store_arguments
 from tutor_memory.domain.clock import now_us, us_to_datetime
 from tutor_memory.domain.errors import TutorMemoryError
 from tutor_memory.domain.limits import check_identifier
@@ -30,7 +31,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     forget = sub.add_parser(
         "forget", help="erase a student (offline, on a stopped server's data directory)"
     )
-    forget.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
+    add_store_arguments(forget)
     forget.add_argument("--tenant", required=True)
     forget.add_argument("--student", required=True)
     forget.add_argument(
@@ -51,7 +52,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     rotate = sub.add_parser(
         "rotate-master-key", help="re-wrap every data key under a new master key (offline)"
     )
-    rotate.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
+    add_store_arguments(rotate)
     rotate.add_argument(
         "--master-key-file",
         type=Path,
@@ -63,7 +64,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def forget(args: argparse.Namespace) -> int:
-    from tutor_memory.app.root import open_store
+    from tutor_memory.app.root import ConfigError, open_store
 
     try:
         check_identifier("--tenant", args.tenant)
@@ -71,12 +72,16 @@ def forget(args: argparse.Namespace) -> int:
     except TutorMemoryError as exc:
         print(f"forget: {exc}", file=sys.stderr)
         return 2
-    config = ServerConfig(data_dir=args.data)
-    if not config.database_path.exists():
+    config = ServerConfig(data_dir=args.data, store=args.store)
+    if config.store is None and not config.database_path.exists():
         print(f"forget: no database at {config.database_path}", file=sys.stderr)
         return 2
     # Destroying a data key needs no master key.
-    store = open_store(config, sealing=False)
+    try:
+        store = open_store(config, sealing=False)
+    except ConfigError as exc:
+        print(f"forget: cannot open the store: {exc}", file=sys.stderr)
+        return 2
     try:
         outcome = store.erase_student(
             args.tenant,
@@ -123,19 +128,26 @@ def master_key_new(args: argparse.Namespace) -> int:
 
 
 def rotate_master_key(args: argparse.Namespace) -> int:
-    from tutor_memory.store.sqlite.store import SqliteStore
+    from tutor_memory.app.root import ConfigError, open_store
 
-    config = ServerConfig(data_dir=args.data)
-    if not config.database_path.exists():
+    config = ServerConfig(
+        data_dir=args.data, store=args.store, master_key_file=args.master_key_file
+    )
+    if config.store is None and not config.database_path.exists():
         print(f"rotate-master-key: no database at {config.database_path}", file=sys.stderr)
         return 2
     try:
-        old = load_master_key(args.data, args.master_key_file)
+        # Both keys are read before the store is opened, so a wrong path fails first.
+        load_master_key(args.data, args.master_key_file)
         new = read_master_key_file(args.new_master_key_file)
     except MasterKeyError as exc:
         print(f"rotate-master-key: {exc}", file=sys.stderr)
         return 2
-    store = SqliteStore(config.database_path, old)
+    try:
+        store = open_store(config)
+    except ConfigError as exc:
+        print(f"rotate-master-key: cannot open the store: {exc}", file=sys.stderr)
+        return 2
     try:
         done = store.rewrap_data_keys(new)
     except TutorMemoryError as exc:

@@ -9,6 +9,7 @@ and how much, never a word of the student.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,3 +35,12 @@ class ErasureOutcome:
     erasure: Erasure
     # True when the student had been erased before: nothing was done this time.
     already_erased: bool
+
+
+def erased_message(student: str, erased_at_us: int) -> str:
+    """What a write for an erased student is refused with (FAILED_PRECONDITION), on any store."""
+    when = datetime.fromtimestamp(erased_at_us / 1e6, UTC).isoformat(timespec="seconds")
+    return (
+        f"student_id {student!r} was erased at {when}; nothing more is stored for an "
+        "erased student (use a new student id)"
+    )

@@ -23,6 +23,8 @@ class KeyRing:
         self._keys: dict[Student, DataKey] = {}
         # Keys made inside the open write transaction: usable by it, kept only if it commits.
         self._pending: dict[Student, DataKey] = {}
+        # Keys opened by `open_stored`, by their wrapped bytes.
+        self._by_wrapped: dict[bytes, DataKey] = {}
         self._lock = threading.Lock()
 
     @property
@@ -40,6 +42,12 @@ class KeyRing:
 
     def open_wrapped(self, student: Student, master_key_id: str, wrapped: bytes) -> DataKey:
         """The data key a stored wrapped key holds, kept for the next call."""
+        key = self._unwrap(student, master_key_id, wrapped)
+        with self._lock:
+            self._keys[student] = key
+        return key
+
+    def _unwrap(self, student: Student, master_key_id: str, wrapped: bytes) -> DataKey:
         master = self.master
         if master_key_id != master.key_id:
             raise FailedPrecondition(
@@ -47,9 +55,19 @@ class KeyRing:
                 f"{master_key_id}, and this server was given master key {master.key_id}: start "
                 "it with the master key the data was written with (or finish a rotation)"
             )
-        key = DataKey(master.unwrap(student[0], student[1], wrapped))
+        return DataKey(master.unwrap(student[0], student[1], wrapped))
+
+    def open_stored(self, student: Student, master_key_id: str, wrapped: bytes) -> DataKey:
+        """As `open_wrapped`, but remembered by the wrapped bytes, not by student: for an engine
+        that reads the wrapped key with every row it opens (PostgreSQL, where another node may
+        destroy it: a key gone from the table must not keep opening words from memory)."""
         with self._lock:
-            self._keys[student] = key
+            known = self._by_wrapped.get(wrapped)
+        if known is not None:
+            return known
+        key = self._unwrap(student, master_key_id, wrapped)
+        with self._lock:
+            self._by_wrapped[wrapped] = key
         return key
 
     def make(self, student: Student) -> tuple[DataKey, bytes]:
@@ -74,3 +92,4 @@ class KeyRing:
         with self._lock:
             self._keys.pop(student, None)
             self._pending.pop(student, None)
+            self._by_wrapped.clear()

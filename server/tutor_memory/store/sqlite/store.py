@@ -15,9 +15,8 @@ import dataclasses
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from tutor_memory.domain.episodes import (
     Quiz,
     StoredEpisode,
 )
-from tutor_memory.domain.erasure import Erasure, ErasureOutcome
+from tutor_memory.domain.erasure import Erasure, ErasureOutcome, erased_message
 from tutor_memory.domain.errors import FailedPrecondition, NotFound
 from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, stems_from_text
 from tutor_memory.domain.records import (
@@ -51,8 +50,15 @@ from tutor_memory.domain.records import (
 )
 from tutor_memory.domain.sealing import NO_WORDS, DataKey, MasterKey, Words, episode_ad
 from tutor_memory.store.keyring import KeyRing
-from tutor_memory.store.protocols import Annotation, AppendOutcome, AppendStatus, PreparedEpisode
+from tutor_memory.store.protocols import (
+    Annotation,
+    AppendOutcome,
+    AppendStatus,
+    ChainHead,
+    PreparedEpisode,
+)
 from tutor_memory.store.sqlite import side_rows as side
+from tutor_memory.store.sqlite import transfer
 from tutor_memory.store.sqlite.migrate import migrate
 
 # How long a connection waits for another's lock before failing; only the offline CLI tools ever
@@ -66,14 +72,6 @@ _EPISODE_COLUMNS = (
     "e.sealed"
 )
 _EPISODE_FROM = "episodes e JOIN chains c ON c.chain_id = e.chain_id"
-
-
-def _erased_message(erased: Erasure) -> str:
-    when = datetime.fromtimestamp(erased.erased_at_us / 1e6, UTC).isoformat(timespec="seconds")
-    return (
-        f"student_id {erased.student!r} was erased at {when}; nothing more is stored for an "
-        "erased student (use a new student id)"
-    )
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -230,7 +228,7 @@ class SqliteStore:
         erased = self._erased.get((chain.tenant, chain.student))
         if erased is not None:
             if create:
-                raise FailedPrecondition(_erased_message(erased))
+                raise FailedPrecondition(erased_message(erased.student, erased.erased_at_us))
             return None
         cached = self._chain_ids.get(chain)
         if cached is not None:
@@ -838,6 +836,75 @@ class SqliteStore:
             args.append(kind)
         rows = conn.execute(sql + " ORDER BY a.annotation_id", args).fetchall()
         return [Annotation(*r) for r in rows]
+
+    # -- export and import (store/transfer.py) -------------------------------------------------
+
+    def dump_table(self, table: str) -> Iterator[tuple[object, ...]]:
+        yield from transfer.dump_table(self._reader(), table)
+
+    def is_empty(self) -> bool:
+        return transfer.is_empty(self._reader())
+
+    def load_tables(
+        self,
+        rows: Iterable[tuple[str, tuple[object, ...]]],
+        derived: Iterable[tuple[int, int, RecallFacts]],
+    ) -> None:
+        with self.writing():
+            transfer.load_tables(self._writer, rows, derived, _insert_facts)
+        # The erasures the load brought: their students are absent to every content read.
+        self._erased.update(
+            ((r[0], r[1]), _erasure(r))
+            for r in self._reader().execute(f"SELECT {_ERASURE_COLUMNS} FROM erasures")
+        )
+
+    # -- what other processes changed (app/sync.py) --------------------------------------------
+
+    def chain_head(self, chain: ChainKey) -> ChainHead:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return ChainHead(0, (0, 0))
+        row = conn.execute(
+            "SELECT (SELECT max(seq) FROM episodes WHERE chain_id = ?1), "
+            "(SELECT max(belief_id) FROM beliefs WHERE chain_id = ?1), "
+            "(SELECT max(retired_at) FROM beliefs WHERE chain_id = ?1)",
+            (chain_id,),
+        ).fetchone()
+        return ChainHead(int(row[0] or 0), (int(row[1] or 0), int(row[2] or 0)))
+
+    def episodes_since(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return []
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? AND e.seq > ? "
+            "ORDER BY e.seq",
+            (chain_id, seq),
+        ).fetchall()
+        return [self._episode(conn, r) for r in rows]
+
+    def vectors_of(
+        self, chain: ChainKey, model_id: str, ids: Sequence[int]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        rows = (
+            []
+            if chain_id is None or not len(ids)
+            else conn.execute(
+                "SELECT episode_id, vector FROM episode_vectors "
+                "WHERE episode_id IN (SELECT value FROM json_each(?)) AND chain_id = ? "
+                "AND model = ? ORDER BY episode_id",
+                (json.dumps([int(i) for i in ids]), chain_id, model_id),
+            ).fetchall()
+        )
+        if not rows:
+            return np.empty(0, np.int64), np.empty((0, 0), np.float32)
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        ids_ = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        return ids_, vectors.reshape(len(rows), -1).copy()
 
     # -- files, passages, beliefs, the nightly cycle -------------------------------------------
 
