@@ -121,7 +121,7 @@ async def test_rewrite_that_rehashes_every_row_is_caught_by_a_checkpoint(harness
     prev = None
     with raw_database(harness.config) as db:
         db.without_guards()
-        for ep in store.iter_chain(chain):
+        for ep in store.iter_links(chain):
             if ep.seq >= 2:
                 assert prev is not None
                 new_hash = recompute(ep, prev)

@@ -11,15 +11,18 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
+import grpc
 import pytest
 
 from tests.helpers.course import STUDENT, SUBJECT, T0, at, check, give_course
 from tests.helpers.harness import A, Harness, question, start_harness, stop_harness
 from tests.helpers.postgres import PostgresCluster
+from tests.helpers.stores import raw_database
 from tutor_memory import cli
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.models.embedder import UseOnnxEmbedder
 from tutor_memory.store.keyfile import KEY_FILE_NAME
+from tutor_memory.store.masterkey import MASTER_KEY_FILE_NAME
 from tutor_memory_client._proto import memory_pb2 as pb
 
 
@@ -109,28 +112,33 @@ async def test_a_store_moves_to_the_other_engine_and_back_byte_for_byte(
         else replace(source, store=postgres.create_database())
     )
     files = [tmp_path / f"export{i}.jsonl.gz" for i in range(3)]
+    # Sealed words travel sealed and data keys wrapped: the import opens them with the master
+    # key that wrapped them, to derive the recall facts.
+    master = ["--master-key-file", str(source.data_dir / MASTER_KEY_FILE_NAME)]
     assert await run("export", *store_args(source), "--out", str(files[0])) == 0
-    assert await run("import", *store_args(other), str(files[0])) == 0
+    assert await run("import", *store_args(other), *master, str(files[0])) == 0
     assert "chains verified" in capsys.readouterr().out
     assert await run("export", *store_args(other), "--out", str(files[1])) == 0
-    assert await run("import", *store_args(back), str(files[1])) == 0
+    assert await run("import", *store_args(back), *master, str(files[1])) == 0
     assert await run("export", *store_args(back), "--out", str(files[2])) == 0
     first = content(files[0])
     assert len(first) > 40
     tables = {line.split('"', 2)[1] for line in first[1:]}
     assert tables >= {
         "chains", "episodes", "episode_vectors", "annotations", "file_versions", "passages",
-        "beliefs", "self_models", "nightly_state", "day_digests",
+        "beliefs", "self_models", "nightly_state", "day_digests", "student_keys",
     }  # fmt: skip
     assert content(files[1]) == first
     assert content(files[2]) == first
     assert await run("verify", *store_args(other)) == 0
 
     # An import goes only into an empty store.
-    assert await run("import", *store_args(other), str(files[0])) == 2
+    assert await run("import", *store_args(other), *master, str(files[0])) == 2
     assert "already holds chains" in capsys.readouterr().err
 
-    # Every node of one service shares the server's key: the moved store is served with it.
+    # Every node of one service shares the server's key: the moved store is served with it, and
+    # with the master key.
+    other = replace(other, master_key_file=source.data_dir / MASTER_KEY_FILE_NAME)
     if other.store is None:
         key = source.data_dir / KEY_FILE_NAME
         shutil.copy(key, other.data_dir / KEY_FILE_NAME)
@@ -153,3 +161,65 @@ async def test_a_store_moves_to_the_other_engine_and_back_byte_for_byte(
         assert more.episode.seq == len(listed) + 1
     finally:
         await stop_harness(moved)
+
+
+async def test_an_erasure_moves_with_the_store_and_its_student_stays_erased(
+    server_config: ServerConfig,
+    embedder: UseOnnxEmbedder,
+    postgres: PostgresCluster,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An export carries the erasure record and no key or derived row of the erased student; the
+    import derives no recall facts for them, and their chain verifies and says erased."""
+    source = server_config
+    h = await start_harness(source, embedder)
+    try:
+        await h.append(question("Axolotl gills", student="gone"))
+        await h.append(question("Axolotl again", student="gone", subject="math"))
+        await h.append(question("Capybara teeth", student="kept"))
+        await h.stub.ForgetStudent(pb.ForgetStudentRequest(student_id="gone"), metadata=A)
+    finally:
+        await stop_harness(h)
+    other = (
+        replace(source, store=postgres.create_database())
+        if source.store is None
+        else replace(source, store=None, data_dir=tmp_path / "moved")
+    )
+    master_file = source.data_dir / MASTER_KEY_FILE_NAME
+    exported = tmp_path / "export.jsonl.gz"
+    assert await run("export", *store_args(source), "--out", str(exported)) == 0
+    lines = content(exported)
+    assert "axolotl" not in "\n".join(lines).lower()
+    assert sum(line.startswith('["erasures"') for line in lines) == 1
+    assert sum(line.startswith('["student_keys"') for line in lines) == 1
+    assert await run("import", *store_args(other), "--master-key-file", str(master_file),
+                     str(exported)) == 0  # fmt: skip
+    assert "3 chains verified" in capsys.readouterr().out
+
+    other = replace(other, master_key_file=master_file)
+    if other.store is None:
+        shutil.copy(source.data_dir / KEY_FILE_NAME, other.data_dir / KEY_FILE_NAME)
+    else:
+        other = replace(other, data_dir=source.data_dir)
+    moved = await start_harness(other, embedder)
+    try:
+        for subject in ("biology", "math"):
+            verified = await moved.stub.VerifyChain(
+                pb.VerifyChainRequest(student_id="gone", subject_id=subject), metadata=A
+            )
+            assert verified.ok
+            assert verified.erased
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await moved.list_all("gone")
+        assert err.value.code() == grpc.StatusCode.NOT_FOUND
+        assert [e.summary for e in await moved.list_all("kept")] == ["Capybara teeth"]
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await moved.append(question("back", student="gone"))
+        assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    finally:
+        await stop_harness(moved)
+    with raw_database(other) as db:
+        stems = " ".join(str(r[0]) for r in db.execute("SELECT stems FROM recall_facts"))
+    assert "capybara" in stems
+    assert "axolotl" not in stems

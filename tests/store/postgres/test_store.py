@@ -10,6 +10,7 @@ import numpy as np
 import psycopg
 import pytest
 
+from tests.helpers.keys import TEST_MASTER_KEY
 from tutor_memory.domain.chain import verify_chain
 from tutor_memory.domain.episodes import ChainKey, Kind, validate_new_episode
 from tutor_memory.domain.recall.facts import recall_facts
@@ -39,25 +40,25 @@ def _prepared(chain: ChainKey, summary: str, key: str = "") -> PreparedEpisode:
 
 @pytest.fixture
 def store(postgres_url: str) -> Iterator[PostgresStore]:
-    s = PostgresStore(postgres_url)
+    s = PostgresStore(postgres_url, TEST_MASTER_KEY)
     yield s
     s.close()
 
 
 def test_reopening_applies_no_migration_twice(postgres_url: str) -> None:
-    PostgresStore(postgres_url).close()
-    PostgresStore(postgres_url).close()
+    PostgresStore(postgres_url, TEST_MASTER_KEY).close()
+    PostgresStore(postgres_url, TEST_MASTER_KEY).close()
     with psycopg.connect(postgres_url) as conn:
         rows = conn.execute(f"SELECT version FROM {MIGRATIONS_TABLE} ORDER BY 1").fetchall()
     assert [r[0] for r in rows] == list(range(1, len(migrations()) + 1))
 
 
 def test_database_from_a_newer_server_is_refused(postgres_url: str) -> None:
-    PostgresStore(postgres_url).close()
+    PostgresStore(postgres_url, TEST_MASTER_KEY).close()
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f"INSERT INTO {MIGRATIONS_TABLE} VALUES (999, 'future', 0)")
     with pytest.raises(DatabaseUnreachable, match="newer than this server"):
-        PostgresStore(postgres_url)
+        PostgresStore(postgres_url, TEST_MASTER_KEY)
 
 
 def test_episodes_annotations_and_file_versions_refuse_update_and_delete(
@@ -75,7 +76,7 @@ def test_episodes_annotations_and_file_versions_refuse_update_and_delete(
         ):
             with pytest.raises(psycopg.errors.RestrictViolation, match="append-only"):
                 conn.execute(sql.encode())
-    assert verify_chain(store.iter_chain(A)).ok
+    assert verify_chain(store.iter_links(A)).ok
 
 
 def _belief(claim: str) -> NewBelief:
@@ -110,7 +111,7 @@ def test_a_belief_only_gets_its_successor_or_retirement_once(
 def test_two_processes_appending_to_one_chain_never_fork_it(postgres_url: str) -> None:
     """Two stores (as two server nodes would hold) append to the same chains at once, in batches
     that span both chains in opposite orders: no seq is taken twice, no deadlock, both verify."""
-    stores = [PostgresStore(postgres_url), PostgresStore(postgres_url)]
+    stores = [PostgresStore(postgres_url, TEST_MASTER_KEY) for _ in range(2)]
     errors: list[BaseException] = []
 
     def writer(n: int) -> None:
@@ -129,7 +130,7 @@ def test_two_processes_appending_to_one_chain_never_fork_it(postgres_url: str) -
         t.join()
     assert errors == []
     for chain in (A, B):
-        walked = list(stores[0].iter_chain(chain))
+        walked = list(stores[0].iter_links(chain))
         assert [e.seq for e in walked] == list(range(1, 121))
         ids = [e.episode_id for e in walked]
         assert ids == sorted(ids), "a chain's ids grow with its seq"

@@ -78,8 +78,8 @@ def test_one_append_call_is_one_transaction_across_chains(store: SqliteStore) ->
     )
     assert [o.status for o in outcomes] == [AppendStatus.INSERTED] * 3
     assert [o.episode.seq for o in outcomes] == [1, 1, 2]
-    assert verify_chain(store.iter_chain(A)).ok
-    assert verify_chain(store.iter_chain(B)).length == 1
+    assert verify_chain(store.iter_links(A)).ok
+    assert verify_chain(store.iter_links(B)).length == 1
     assert store.chains() == [A, B]
 
 
@@ -109,7 +109,7 @@ def test_failed_transaction_leaves_nothing(
     # The chain continues from its real head, not from the rolled-back rows.
     (outcome,) = store.append([_prepared(A, "a2")], model_id="m", recorded_at_us=NOW)
     assert outcome.episode.seq == 2
-    assert verify_chain(store.iter_chain(A)).ok
+    assert verify_chain(store.iter_links(A)).ok
 
 
 def test_recall_facts_are_stored_with_their_episode_and_scoped_to_its_chain(
