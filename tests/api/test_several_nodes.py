@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import grpc
 import pytest
 
 from tests.helpers.course import STUDENT, SUBJECT, T0, at, check, give_course
@@ -163,6 +164,39 @@ async def test_a_belief_and_the_map_written_through_one_node_are_read_by_the_oth
         metadata=A,
     )
     assert any("re-derived" in r.reason for h in rows.histories for r in h.rows)
+
+
+async def test_a_student_erased_through_one_node_is_gone_from_the_other(
+    nodes: tuple[Harness, Harness],
+) -> None:
+    """Node B has the student's chain in its caches (vectors, recall tables, map, beliefs) when
+    node A erases them: B's next read finds the erasure, drops its caches and shows nothing; B
+    refuses their writes; the chain verifies through B and says erased."""
+    a, b = nodes
+    secret = "Quetzalcoatlus"
+    await give_course(a)
+    for i in range(3):
+        await a.append(question(f"{secret} wing question {i}", key=f"q{i}"))
+        await check(a, "Osmosis", False, T0 + timedelta(hours=i + 1))
+    warm = await block(b, f"{secret} wings")
+    assert secret in "\n".join(m.line for m in warm.memories)
+    assert "struggles with Osmosis" in warm.text
+    map_request = pb.GetMapRequest(student_id=STUDENT, subject_id=SUBJECT)
+    assert (await b.stub.GetMap(map_request, metadata=A)).nodes
+
+    await a.stub.ForgetStudent(pb.ForgetStudentRequest(student_id=STUDENT), metadata=A)
+
+    after = await block(b, f"{secret} wings")
+    assert not after.memories
+    assert secret not in after.text
+    assert "Osmosis" not in after.text
+    assert not (await b.stub.GetMap(map_request, metadata=A)).nodes
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await b.append(question("back again", key="again"))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    verified = await verify(b)
+    assert verified.ok
+    assert verified.erased
 
 
 async def test_two_nodes_consolidating_at_once_write_one_digest_per_day(

@@ -134,6 +134,9 @@ class ChainSync:
         if not self.check_store or chain in getattr(self._local, "chains", ()):
             return
         head = self._store.chain_head(chain)
+        if head.erased:
+            self._drop_erased(chain)
+            return
         what = Change.NOTHING
         with self._lock_of(chain):
             if head.seq > self._held.get(chain, 0):
@@ -143,6 +146,18 @@ class ChainSync:
                 what |= Change.BELIEFS
         if what:
             self._changes.changed(chain, what)
+
+    def _drop_erased(self, chain: ChainKey) -> None:
+        """The chain's student was erased (by another process, or by this one, whose Eraser
+        dropped the caches already): drops whatever the caches still hold of it, once."""
+        with self._lock_of(chain):
+            held = self._held.pop(chain, None) is not None
+            held = self._beliefs.pop(chain, None) is not None or held
+            if held:
+                self._vectors.drop(chain)
+                self._tables.drop(chain)
+        if held:
+            self._changes.changed(chain, Change.ERASED)
 
     @contextmanager
     def fresh(self, chain: ChainKey) -> Iterator[None]:

@@ -205,6 +205,8 @@ class ChainHead:
     # Changes to beliefs, which a write can make without an episode (a re-derivation): the
     # highest belief id and the latest retirement time of the chain, (0, 0) for none.
     beliefs: tuple[int, int]
+    # The chain's student was erased (by any process): the caches drop the chain.
+    erased: bool = False
 
 
 class ChangeReads(Protocol):

@@ -599,10 +599,23 @@ class PostgresStore:
     # -- what other nodes changed (app/sync.py) ------------------------------------------------
 
     def chain_head(self, chain: ChainKey) -> ChainHead:
+        if (chain.tenant, chain.student) in self._erased:
+            return ChainHead(0, (0, 0), erased=True)
         key = self._key(chain)
         if key is None:
             return ChainHead(0, (0, 0))
         with self.db.connection() as conn:
+            # Another node may have erased the student: this node learns it here, before its
+            # next read of the chain's caches (app/sync.py drops them).
+            found = conn.execute(
+                f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE student_key = %s "
+                "AND tenant = %s AND student = %s",
+                (key[0], chain.tenant, chain.student),
+            ).fetchone()
+            if found is not None:
+                self._erased[(chain.tenant, chain.student)] = _erasure(found)
+                self._ring.forget((chain.tenant, chain.student))
+                return ChainHead(0, (0, 0), erased=True)
             # Each part reads the end of one index range: ORDER BY ... LIMIT 1 spells that out,
             # where max() may be planned as a scan of the whole chain while statistics are stale.
             row = conn.execute(

@@ -862,6 +862,19 @@ class SqliteStore:
 
     def chain_head(self, chain: ChainKey) -> ChainHead:
         conn = self._reader()
+        who = (chain.tenant, chain.student)
+        if who not in self._erased:
+            # Another process over the same file (--sync) may have erased the student.
+            found = conn.execute(
+                f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE tenant = ? AND student = ?", who
+            ).fetchone()
+            if found is not None:
+                self._erased[who] = _erasure(found)
+                self._keys.forget(who)
+                for known in [c for c in self._chain_ids if (c.tenant, c.student) == who]:
+                    del self._chain_ids[known]
+        if who in self._erased:
+            return ChainHead(0, (0, 0), erased=True)
         chain_id = self._chain_id(conn, chain, create=False)
         if chain_id is None:
             return ChainHead(0, (0, 0))
