@@ -4,7 +4,8 @@ Each ranks every turn of one chain for a question; `BlockPacker` then packs the 
 same block and budget the server fills, so all methods are compared at equal budget.
 
 - BM25: the `bm25s` library's BM25 (its default Lucene variant, k1 = 1.5, b = 0.75) over each
-  turn's summary as the server stored it, tokenised by bm25s with its English stop words and
+  turn's summary as the server stored it (opened from its sealed words with the master key the
+  bench's server made in the data directory), tokenised by bm25s with its English stop words and
   PyStemmer's English Snowball stemmer: a standard, independent lexical retriever (none of the
   server's text code is involved). Only turns sharing a stem with the question are ranked; ties
   go to the newer turn.
@@ -28,7 +29,9 @@ import numpy.typing as npt
 import Stemmer
 
 from bench.locomo.packing import StoredTurn
-from tutor_memory.domain.episodes import Kind
+from tutor_memory.domain.episodes import ChainKey, Kind
+from tutor_memory.domain.sealing import DataKey, episode_ad
+from tutor_memory.store.masterkey import MASTER_KEY_FILE_NAME, read_master_key_file
 
 # How the BM25 baseline tokenises turns and questions: English stop words and Snowball stems.
 _TOKENIZE = {"stopwords": "en", "stemmer": Stemmer.Stemmer("english")}
@@ -39,6 +42,18 @@ HYBRID = "hybrid"
 RECENCY = "recency"
 
 
+def _data_key(conn: sqlite3.Connection, database: Path, chain: ChainKey) -> DataKey:
+    """The student's data key, unwrapped with the master key beside the database."""
+    master = read_master_key_file(database.parent / MASTER_KEY_FILE_NAME)
+    row = conn.execute(
+        "SELECT wrapped FROM student_keys WHERE tenant = ? AND student = ?",
+        (chain.tenant, chain.student),
+    ).fetchone()
+    if row is None:
+        raise LookupError(f"no data key of {chain.student} in {database}")
+    return DataKey(master.unwrap(chain.tenant, chain.student, row[0]))
+
+
 class ChainReader:
     """One conversation's chain in a server's data directory, opened read-only."""
 
@@ -46,13 +61,15 @@ class ChainReader:
         conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
         try:
             row = conn.execute(
-                "SELECT chain_id FROM chains WHERE student = ? AND subject = ?", (student, subject)
+                "SELECT chain_id, tenant FROM chains WHERE student = ? AND subject = ?",
+                (student, subject),
             ).fetchone()
             if row is None:
                 raise LookupError(f"no chain ({student}, {subject}) in {database}")
             self.chain_id = int(row[0])
+            chain = ChainKey(str(row[1]), student, subject)
             rows = conn.execute(
-                "SELECT e.episode_id, e.seq, e.kind, e.summary, e.occurred_at, v.vector "
+                "SELECT e.episode_id, e.seq, e.kind, e.summary, e.occurred_at, v.vector, e.sealed "
                 "FROM episodes e JOIN episode_vectors v ON v.episode_id = e.episode_id "
                 "WHERE e.chain_id = ? AND v.model = ? ORDER BY e.seq",
                 (self.chain_id, model_id),
@@ -62,7 +79,19 @@ class ChainReader:
             raise
         self._conn = conn
         self._bm25: bm25s.BM25 | None = None
-        self.turns = [StoredTurn(r[0], r[1], Kind(r[2]), r[3], r[4]) for r in rows]
+        key = _data_key(conn, database, chain) if any(r[6] is not None for r in rows) else None
+        self.turns = [
+            StoredTurn(
+                r[0],
+                r[1],
+                Kind(r[2]),
+                r[3]
+                if r[6] is None or key is None
+                else key.open(episode_ad(chain, r[1], r[2]), r[6]).summary,
+                r[4],
+            )
+            for r in rows
+        ]
         self.position_of = {t.episode_id: i for i, t in enumerate(self.turns)}
         vectors = np.frombuffer(b"".join(r[5] for r in rows), dtype=np.float32)
         self.vectors = vectors.reshape(len(rows), -1).copy()
