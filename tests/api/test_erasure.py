@@ -60,7 +60,7 @@ async def verify(h: Harness, student: str, subject: str, md: object = A) -> pb.V
 
 
 async def block(h: Harness, student: str, subject: str, query: str, md: object = A) -> str:
-    reply = await h.stub.BuildBlock(
+    reply: pb.BuildBlockReply = await h.stub.BuildBlock(
         pb.BuildBlockRequest(
             student_id=student, subject_id=subject, query=query, budget_tokens=800
         ),

@@ -161,10 +161,11 @@ async def test_only_a_write_token_covering_every_subject_of_the_student_may_forg
     await school.append(question("kept", student="7b-ada"), md=auth(FULL))
     await school.append(question("kept too", student="7a-bob"), md=auth(FULL))
 
-    def forget(student: str, token: str) -> object:
-        return school.stub.ForgetStudent(
+    async def forget(student: str, token: str) -> pb.ForgetStudentReply:
+        reply: pb.ForgetStudentReply = await school.stub.ForgetStudent(
             pb.ForgetStudentRequest(student_id=student), metadata=auth(token)
         )
+        return reply
 
     assert "read-only" in await _denied(forget("7b-ada", READER))
     assert "'7a-bob' is outside" in await _denied(forget("7a-bob", CLASS_7B))
