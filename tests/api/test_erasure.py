@@ -240,6 +240,19 @@ async def test_nothing_more_is_stored_for_an_erased_student(seeded: Harness) -> 
         )
 
 
+async def test_the_nightly_cycle_passes_an_erased_student_by(seeded: Harness) -> None:
+    length = (await verify(seeded, "s1", "biology")).length
+    await seeded.append(question(f"{OTHER} in 2023", student="s2", seconds=1_700_000_000))
+    await forget(seeded, "s1")
+    reply = await seeded.stub.Consolidate(pb.ConsolidateRequest(), metadata=A)
+    # s2's ended day is digested; s1's chains (days ended too) take nothing more.
+    assert reply.consolidation_episodes >= 1
+    after = await verify(seeded, "s1", "biology")
+    assert after.ok
+    assert after.erased
+    assert after.length == length
+
+
 async def test_an_erasure_holds_across_a_restart(
     tmp_path: Path, server_config: ServerConfig, embedder: UseOnnxEmbedder
 ) -> None:

@@ -473,8 +473,9 @@ class PostgresStore:
         allow_plaintext_history: bool,
     ) -> ErasureOutcome:
         sk = student_key(tenant, student)
-        # Exclusive: waits for every append of the student in flight on any node (they hold it
-        # shared), and makes later ones find the erasure.
+        # Exclusive, before the chain rows (as every writer takes it shared before them): waits
+        # for every write of the student in flight on any node, and makes later ones find the
+        # erasure.
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (sk,))
         done = conn.execute(
             f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE student_key = %s AND tenant = %s "
@@ -736,7 +737,12 @@ class PostgresStore:
                 ([chain_id for chain_id, _, _ in found],),
             ).fetchall()
         keys = {int(r[0]): ChainKey(r[1], r[2], r[3]) for r in rows}
-        return [(keys[chain_id], top, scanned) for chain_id, top, scanned in found]
+        # An erased student's chains have nothing left to digest, and take no more writes.
+        return [
+            (keys[chain_id], top, scanned)
+            for chain_id, top, scanned in found
+            if (keys[chain_id].tenant, keys[chain_id].student) not in self._erased
+        ]
 
     def self_model_composed_at(self, chain: ChainKey) -> int | None:
         key = self._key(chain)
@@ -812,6 +818,21 @@ class PostgresWriter:
         self.locked: dict[ChainKey, Key] = {}
         # Episodes this transaction inserted.
         self.inserted = 0
+        # Student keys whose advisory lock this transaction holds shared (`_share`).
+        self._shared: set[int] = set()
+
+    def _share(self, keys: Iterable[int]) -> None:
+        """Takes the students' advisory locks shared, before any of their chain rows: an
+        erasure takes its student's exclusively, then the chain rows, so both orders agree and
+        an append and an erasure of one student never wait on each other in a circle."""
+        wanted = sorted(set(keys) - self._shared)
+        if wanted:
+            self._conn.execute(
+                "SELECT pg_advisory_xact_lock_shared(k) FROM unnest(%s::bigint[]) AS w(k) "
+                "ORDER BY k",
+                (wanted,),
+            )
+            self._shared.update(wanted)
 
     def _refuse_erased(self, chain: ChainKey) -> None:
         """Writes for a student this process knows erased are refused before any lock; appends
@@ -826,10 +847,7 @@ class PostgresWriter:
         then refuses a student erased by any node."""
         ordered = sorted(set(students))
         keys_of = [student_key(t, s) for t, s in ordered]
-        self._conn.execute(
-            "SELECT pg_advisory_xact_lock_shared(k) FROM unnest(%s::bigint[]) AS w(k) ORDER BY k",
-            (sorted(set(keys_of)),),
-        )
+        self._share(keys_of)
         columns = (keys_of, [t for t, _ in ordered], [s for _, s in ordered])
         rows = self._conn.execute(
             "SELECT w.t, w.s, x.erased_at, k.master_key_id, k.wrapped "
@@ -899,6 +917,7 @@ class PostgresWriter:
             return held
         self._refuse_erased(chain)
         sk = student_key(chain.tenant, chain.student)
+        self._share([sk])
         args = (sk, chain.tenant, chain.student, chain.subject)
         select = (
             "SELECT chain_id FROM chains WHERE student_key = %s AND tenant = %s AND student = %s "
@@ -926,6 +945,7 @@ class PostgresWriter:
         wanted = sorted({c for c in chains if c not in self.locked}, key=_order)
         for chain in wanted:
             self._refuse_erased(chain)
+        self._share(student_key(c.tenant, c.student) for c in wanted)
         if len(wanted) <= 1:
             for chain in wanted:
                 self._lock(chain)

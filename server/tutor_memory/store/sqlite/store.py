@@ -990,7 +990,12 @@ class SqliteStore:
         conn = self._reader()
         found = side.nightly_candidates(conn)
         keys = self._chain_keys(conn, [chain_id for chain_id, _, _ in found])
-        return [(keys[chain_id], top, scanned) for chain_id, top, scanned in found]
+        # An erased student's chains have nothing left to digest, and take no more writes.
+        return [
+            (keys[chain_id], top, scanned)
+            for chain_id, top, scanned in found
+            if (keys[chain_id].tenant, keys[chain_id].student) not in self._erased
+        ]
 
     def latest_annotations(self, chain: ChainKey, kind: str) -> dict[int, str]:
         """episode id -> body of its newest annotation of `kind`, for the whole chain at once."""
