@@ -13,6 +13,7 @@ import pytest
 from tests.helpers.keys import TEST_MASTER_KEY
 from tutor_memory.domain.chain import verify_chain
 from tutor_memory.domain.episodes import ChainKey, Kind, validate_new_episode
+from tutor_memory.domain.errors import FailedPrecondition
 from tutor_memory.domain.recall.facts import recall_facts
 from tutor_memory.domain.records import NewBelief
 from tutor_memory.models.tokenizers import load_counter
@@ -206,3 +207,52 @@ def test_the_schema_satisfies_citus_rules_for_co_located_distributed_tables(
             assert ("student_key", "student_key") in pairs, (
                 f"{table}.{name} does not join on the distribution column"
             )
+
+
+def test_an_erasure_racing_appends_through_another_node_lets_none_in_after_it(
+    postgres_url: str,
+) -> None:
+    """One store (a node) keeps appending to two chains of s1, one of them new, while another
+    erases s1: no deadlock, every append either committed before the erasure (and is counted by
+    it) or is refused as erased, the key is gone and both chains verify."""
+    writer_node, eraser_node = (PostgresStore(postgres_url, TEST_MASTER_KEY) for _ in range(2))
+    writer_node.append([_prepared(A, "first")], model_id="m", recorded_at_us=NOW)
+    math = ChainKey("t", "s1", "math")
+    refused: list[FailedPrecondition] = []
+    errors: list[BaseException] = []
+    started = threading.Event()
+
+    def appender() -> None:
+        try:
+            for i in range(200):
+                batch = [_prepared(A, f"bio {i}"), _prepared(math, f"math {i}")]
+                writer_node.append(batch, model_id="m", recorded_at_us=NOW)
+                started.set()
+        except FailedPrecondition as exc:
+            refused.append(exc)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            started.set()
+
+    thread = threading.Thread(target=appender)
+    thread.start()
+    started.wait()
+    outcome = eraser_node.erase_student(
+        "t", "s1", by="test", at_us=NOW, allow_plaintext_history=False
+    )
+    thread.join()
+    assert errors == []
+    assert len(refused) == 1
+    assert "erased" in str(refused[0])
+    stored = [e for chain in (A, math) for e in eraser_node.iter_links(chain)]
+    assert outcome.erasure.episodes == len(stored)
+    assert outcome.erasure.chains == 2
+    for chain in (A, math):
+        assert verify_chain(eraser_node.iter_links(chain)).ok
+        assert list(eraser_node.iter_chain(chain)) == []
+    with psycopg.connect(postgres_url) as conn:
+        assert conn.execute("SELECT count(*) FROM student_keys").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM recall_facts").fetchone() == (0,)
+    for s in (writer_node, eraser_node):
+        s.close()
