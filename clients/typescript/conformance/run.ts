@@ -225,20 +225,20 @@ async function run(s: Scenario, args: Record<string, string>, checks: Checks): P
     checks.equal(rejected.code, statusCode(bad.code), "bad request: code");
     checks.expect(rejected.details.includes(bad.message_contains), `bad request: message ${JSON.stringify(rejected.details)}`);
 
-    const first = await client.forgetStudent(student);
-    checks.expect(!first.alreadyErased, "forget: the first call erases");
-    checks.equal(first.erasure?.chains, 1, "forget: chains erased");
-    checks.expect((first.erasure?.episodes ?? 0) > 0, "forget: episodes counted");
+    const erased = await client.forgetStudent(student);
+    checks.expect(!erased.alreadyErased, "forget: the first call erases");
+    checks.equal(erased.erasure?.chains, 1, "forget: chains erased");
+    checks.expect((erased.erasure?.episodes ?? 0) > 0, "forget: episodes counted");
     const verified = await client.verifyChain(student, subject);
     checks.expect(verified.ok && verified.erased, "forget: the chain verifies, erased");
-    const listed = await failure(async () => {
+    const listedAfter = await failure(async () => {
       for await (const _ of client.listEpisodes({ studentId: student, subjectId: subject })) {
         break;
       }
     });
-    checks.equal(listed.code, statusCode(s.forget.list_code), "forget: list code");
-    const again = await client.forgetStudent(student);
-    checks.expect(again.alreadyErased, "forget: a second call changes nothing");
+    checks.equal(listedAfter.code, statusCode(s.forget.list_code), "forget: list code");
+    const erasedAgain = await client.forgetStudent(student);
+    checks.expect(erasedAgain.alreadyErased, "forget: a second call changes nothing");
     const unknown = await failure(() => client.forgetStudent(s.forget.unknown_student));
     checks.equal(unknown.code, statusCode(s.forget.unknown_code), "forget: unknown student code");
   } finally {
