@@ -10,6 +10,7 @@ pack (`domain.recall.ranking`), fetch text only for the packed rows, compose and
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -18,8 +19,8 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.app.caches import LruCache
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.query_embeddings import QueryEmbeddings
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.honesty.citations import BLOCK_NOTE
 from tutor_memory.domain.recall import block_text
@@ -35,6 +36,7 @@ from tutor_memory.domain.recall.block import (
     zone,
 )
 from tutor_memory.domain.recall.block_ids import BlockIds
+from tutor_memory.domain.recall.block_tokens import BlockCounter
 from tutor_memory.domain.recall.candidates import (
     MAX_MEMORIES,
     RECENT_CANDIDATES,
@@ -51,7 +53,7 @@ from tutor_memory.domain.recall.candidates import (
 )
 from tutor_memory.domain.recall.facts import Snapshot
 from tutor_memory.domain.recall.lexical import bm25
-from tutor_memory.domain.recall.ranking import RankRequest, rank_and_pack
+from tutor_memory.domain.recall.ranking import RankRequest, Ranked, rank_and_pack
 from tutor_memory.domain.recall.record_mode import is_record_question
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
@@ -62,10 +64,6 @@ from tutor_memory.index.recall_tables import ChainTable, RecallTables
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.store.protocols import EpisodeReads
-
-# Frames whose token count is remembered (see BlockBuilder._overhead): few distinct frames occur
-# (the record line, a time window's label), so this bound is rarely reached.
-FRAME_CACHE_SIZE = 4096
 
 Vector = npt.NDArray[np.float32]
 
@@ -99,21 +97,42 @@ class BlockBuilder:
     ) -> None:
         self._episodes = episodes
         self._block_ids = block_ids
-        self._embedder = embedder
         self._vectors = vectors
         self._tables = tables
-        self.counter = counter
-        self._query_pool = executors.query_embed
+        self.counter = BlockCounter(counter)
+        self._queries = QueryEmbeddings(embedder, executors.query_embed)
         self._sources = sources
-        # Token counts of the block's fixed frame (everything but memories, beliefs and map).
-        self._frame_tokens: LruCache[str, int] = LruCache(FRAME_CACHE_SIZE)
+        self._ranker: Callable[[RankRequest], Ranked] = rank_and_pack
 
-    def build(self, req: BlockRequest) -> Block:
-        block = self._build(req)
+    def ranking_with(self, rank: Callable[[RankRequest], Ranked]) -> BlockBuilder:
+        """This builder ranking with `rank` instead of the Rust core (the pure-Python twin,
+        `ranking.rank_and_pack_reference`, recomputes a block step by step): the same block."""
+        other = copy.copy(self)
+        other._ranker = rank
+        return other
+
+    def start_embedding(self, req: BlockRequest) -> Future[Vector] | None:
+        """Starts the turn's one query embedding, if its block searches by meaning: a query, a
+        mode that recalls, a chain with episodes, and not a record question (which is about the
+        whole record, not its own words). Started as early as possible, so that the model runs
+        while the block searches the text, and batched with other turns' (`QueryEmbeddings`)."""
+        if (
+            not req.query.strip()
+            or req.mode in (Mode.WINDOW, Mode.NONE)
+            or not self._tables.get(req.chain)
+            or (req.mode is Mode.FULL and is_record_question(req.query))
+        ):
+            return None
+        return self._queries.submit(req.query)
+
+    def build(self, req: BlockRequest, embedding: Future[Vector] | None = None) -> Block:
+        """The block (blocking). `embedding` is the future `start_embedding(req)` returned, when
+        the caller started it; else it is started here."""
+        block = self._build(req, embedding if embedding is not None else self.start_embedding(req))
         block.block_id = self._block_ids.issue(req, [m.episode.episode_id for m in block.memories])
         return block
 
-    def _build(self, req: BlockRequest) -> Block:
+    def _build(self, req: BlockRequest, embedding: Future[Vector] | None) -> Block:
         timer = StageTimer()
         tz = zone(req.time_zone)
         if req.mode is Mode.NONE:
@@ -126,13 +145,6 @@ class BlockBuilder:
         # The question of this very turn, if the chat service stored it first: never a memory.
         turn = current_turn(snap, req.query, req.now_us) if snap is not None else None
         record = req.mode is Mode.FULL and bool(req.query) and is_record_question(req.query)
-        # Started as early as possible, so that the model runs while everything up to the
-        # neighbour search does. A record question does not search by meaning.
-        embedding = (
-            self._query_pool.submit(self._embedder.embed, [req.query])
-            if req.query.strip() and req.mode is not Mode.WINDOW and snap is not None and not record
-            else None
-        )
         window = (
             parse_time_window(req.query, req.now_us, tz.key)
             if req.query and req.mode is not Mode.WINDOW
@@ -174,7 +186,7 @@ class BlockBuilder:
                         extras_for,
                     )  # fmt: skip
             if extras is None:
-                extras = extras_for(embedding.result()[0] if embedding is not None else None)
+                extras = extras_for(embedding.result() if embedding is not None else None)
             shown = self._fetch_and_render(
                 req, table, snap, window, turn, positions, counts, scores, tz, extras
             )
@@ -219,14 +231,15 @@ class BlockBuilder:
         has_query = bool(req.query.strip()) and not record
         query_vector = None
         if has_query:
-            assert embedding is not None
+            if embedding is None:  # the chain's first episode arrived since the turn started
+                embedding = self._queries.submit(req.query)
             norm = normalise(req.query)
             lexical, scores = bm25(table.postings(query_terms(req.query)), snap.length)
             lexical_relevance = scaled_to_best(scores)
             sets.add(snap.ids[lexical], lexical_relevance, True)
             sets.add(table.tagged(norm), 1.0, True)
             timer.lap("text")
-            query_vector = embedding.result()[0]
+            query_vector = embedding.result()
             timer.lap("embed")
             dense_ids, similarities = self._vectors.search(
                 req.chain, query_vector, SEMANTIC_CANDIDATES
@@ -256,7 +269,7 @@ class BlockBuilder:
                 cand_relevance[keep],
                 cand_matched[keep],
             )
-        ranked = rank_and_pack(
+        ranked = self._ranker(
             RankRequest(
                 chain_ids=snap.ids,
                 occurred_at_us=snap.occurred_at_us,
@@ -310,11 +323,15 @@ class BlockBuilder:
                 if count > 1
                 else (ep.episode_id,)
             )
-            line = block_text.memory_line(ep.kind, ep.summary, len(repeated))
+            sized = block_text.sizing_line(ep.kind, ep.summary)
+            added = block_text.repeats_suffix(len(repeated))
             if cites_changed_file(ep, extras.fingerprints):
-                line = f"{line} {BLOCK_NOTE}"
+                added = f"{added} {BLOCK_NOTE}"
+            tokens = self.counter.memory_line(int(snap.tokens[pos]), sized, added)
             date = block_text.format_date(ep.occurred_at_us, tz)
-            shown.append(ShownMemory(ep, len(repeated), repeated, float(score), line, date))
+            shown.append(
+                ShownMemory(ep, len(repeated), repeated, float(score), sized + added, date, tokens)
+            )
         # Earlier work reads oldest first (the design document's block).
         shown.sort(key=lambda m: (m.episode.occurred_at_us, m.episode.seq))
         return shown
@@ -325,11 +342,7 @@ class BlockBuilder:
         """Tokens of the block without memories, which the memories' budget must leave room for:
         the fixed frame (counted once per distinct frame) plus what the beliefs and map take."""
         frame = compose(req, [], Extras(), Framing(record, window, False), None)
-        tokens = self._frame_tokens.get(frame.text)
-        if tokens is None:
-            tokens = self.counter.count(frame.text)
-            self._frame_tokens.put(frame.text, tokens)
-        return tokens + extras.tokens
+        return self.counter.count(frame.text) + extras.tokens
 
 
 class Blocks:
@@ -350,7 +363,10 @@ class Blocks:
         result is dropped. Raises DeadlineExceeded when the caller's own deadline came first."""
         limit = self._cap_seconds if time_remaining is None else min(self._cap_seconds,
                                                                      time_remaining)  # fmt: skip
-        building = self._executors.run(self._executors.blocks, self.builder.build, req)
+        # The query's embedding starts now, batched with other turns', while the build waits
+        # for a block thread.
+        embedding = self.builder.start_embedding(req)
+        building = self._executors.run(self._executors.blocks, self.builder.build, req, embedding)
         try:
             return await asyncio.wait_for(building, timeout=max(limit, 0.0))
         except TimeoutError:

@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.recall import scoring
-from tutor_memory.native import _core
+from tutor_memory.native import _core, _reference
 
-__all__ = ["RankRequest", "Ranked", "Weights", "rank_and_pack"]
+__all__ = ["RankRequest", "Ranked", "Weights", "rank_and_pack", "rank_and_pack_reference"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,4 +87,12 @@ def rank_and_pack(request: RankRequest) -> Ranked:
     :mod:`tutor_memory.native._core` for a malformed request, naming the attribute.
     """
     positions, counts, scores, tokens_used = _core.rank_and_pack(request)
+    return Ranked(positions, counts, scores, tokens_used)
+
+
+def rank_and_pack_reference(request: RankRequest) -> Ranked:
+    """The same ranking by the core's pure-Python twin (``native/_reference.py``), which gives
+    the same result (``tests/native/test_rank_parity.py``) at a hundred times the cost: for
+    recomputing a block step by step, and for checking the core against it."""
+    positions, counts, scores, tokens_used = _reference.rank_and_pack(request)
     return Ranked(positions, counts, scores, tokens_used)

@@ -1,0 +1,52 @@
+"""The block is the same whether the Rust core or its pure-Python twin ranks it: the twin is the
+path that recomputes a block step by step, so it must not drift from the one that serves."""
+
+from __future__ import annotations
+
+import random
+
+from bench import bench_block
+from tests.helpers.harness import Harness
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.recall.block import Block, BlockRequest, Mode
+from tutor_memory.domain.recall.ranking import rank_and_pack_reference
+
+EPISODES = 1_500
+QUERIES = 40
+NOW_US = int(bench_block.NOW.timestamp() * 1_000_000)
+
+
+def shape(block: Block) -> tuple[object, ...]:
+    """Everything a block shows, but its id (issued fresh per build) and its timings."""
+    return (
+        block.text,
+        block.sections,
+        [(m.episode.episode_id, m.repeats, m.repeated_ids, m.score, m.line, m.tokens)
+         for m in block.memories],  # fmt: skip
+        block.tokens_used,
+        block.record_mode,
+        block.window,
+        block.no_record,
+    )
+
+
+async def test_python_ranking_builds_the_same_blocks_as_the_rust_core(harness: Harness) -> None:
+    rng = random.Random(bench_block.SEED)
+    reply = await harness.ingest(bench_block.history(EPISODES, rng), per_message=64)
+    assert reply.inserted == EPISODES
+    builder = harness.app.services.blocks.builder
+    python = builder.ranking_with(rank_and_pack_reference)
+    chain = ChainKey("tenant-a", "bench", "science")
+    with_memories = 0
+    for budget, query in zip(
+        [150, 300, 750, 1500] * QUERIES, bench_block.queries(rng)[:QUERIES], strict=False
+    ):
+        req = BlockRequest(chain, query, budget, NOW_US, "Europe/Rome", Mode.FULL)
+        # One embedding for both, so that only the ranking differs.
+        embedding = builder.start_embedding(req)
+        rust_block = builder.build(req, embedding)
+        python_block = python.build(req, embedding)
+        assert shape(python_block) == shape(rust_block), query
+        with_memories += bool(rust_block.memories)
+    # The comparison is of real blocks, not of empty ones (a budget of 150 may hold none).
+    assert with_memories >= QUERIES // 2
