@@ -21,8 +21,10 @@ def shape(block: Block) -> tuple[object, ...]:
     return (
         block.text,
         block.sections,
-        [(m.episode.episode_id, m.repeats, m.repeated_ids, m.score, m.line, m.tokens)
-         for m in block.memories],  # fmt: skip
+        [
+            (m.episode.episode_id, m.repeats, m.repeated_ids, m.score, m.line, m.tokens)
+            for m in block.memories
+        ],
         block.tokens_used,
         block.record_mode,
         block.window,

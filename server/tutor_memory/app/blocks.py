@@ -53,7 +53,7 @@ from tutor_memory.domain.recall.candidates import (
 )
 from tutor_memory.domain.recall.facts import Snapshot
 from tutor_memory.domain.recall.lexical import bm25
-from tutor_memory.domain.recall.ranking import RankRequest, Ranked, rank_and_pack
+from tutor_memory.domain.recall.ranking import Ranked, RankRequest, rank_and_pack
 from tutor_memory.domain.recall.record_mode import is_record_question
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
