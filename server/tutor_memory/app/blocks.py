@@ -309,17 +309,19 @@ class BlockBuilder:
         tz: ZoneInfo,
         extras: Extras,
     ) -> list[ShownMemory]:
-        ids = snap.ids[positions]
-        rows = self._episodes.memory_rows(req.chain, ids.tolist())
+        ids = snap.ids[positions].tolist()
+        rows = self._episodes.memory_rows(req.chain, ids)
         shown = []
-        for pos, episode_id, count, score in zip(positions, ids, counts, scores, strict=True):
-            ep = rows.get(int(episode_id))
+        # Python ints and floats from here: a numpy scalar per memory costs more than its work.
+        sized_tokens = snap.tokens[positions].tolist()
+        for pos, episode_id, count, score, size in zip(
+            positions.tolist(), ids, counts.tolist(), scores.tolist(), sized_tokens, strict=True
+        ):
+            ep = rows.get(episode_id)
             if ep is None:
                 continue
             repeated = (
-                same_as(
-                    table.copies(int(snap.dup_key[pos]), len(snap)), snap, int(pos), window, turn
-                )
+                same_as(table.copies(int(snap.dup_key[pos]), len(snap)), snap, pos, window, turn)
                 if count > 1
                 else (ep.episode_id,)
             )
@@ -327,10 +329,10 @@ class BlockBuilder:
             added = block_text.repeats_suffix(len(repeated))
             if cites_changed_file(ep, extras.fingerprints):
                 added = f"{added} {BLOCK_NOTE}"
-            tokens = self.counter.memory_line(int(snap.tokens[pos]), sized, added)
+            tokens = self.counter.memory_line(size, sized, added)
             date = block_text.format_date(ep.occurred_at_us, tz)
             shown.append(
-                ShownMemory(ep, len(repeated), repeated, float(score), sized + added, date, tokens)
+                ShownMemory(ep, len(repeated), repeated, score, sized + added, date, tokens)
             )
         # Earlier work reads oldest first (the design document's block).
         shown.sort(key=lambda m: (m.episode.occurred_at_us, m.episode.seq))
