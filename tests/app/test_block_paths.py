@@ -22,7 +22,15 @@ def shape(block: Block) -> tuple[object, ...]:
         block.text,
         block.sections,
         [
-            (m.episode.episode_id, m.repeats, m.repeated_ids, m.score, m.line, m.tokens)
+            (
+                m.episode.episode_id,
+                m.repeats,
+                m.repeated_ids,
+                m.score,
+                m.line,
+                m.tokens,
+                m.row_tokens,
+            )
             for m in block.memories
         ],
         block.tokens_used,

@@ -329,10 +329,10 @@ class BlockBuilder:
             added = block_text.repeats_suffix(len(repeated))
             if cites_changed_file(ep, extras.fingerprints):
                 added = f"{added} {BLOCK_NOTE}"
-            tokens = self.counter.memory_line(size, sized, added)
+            alone, row = self.counter.memory_line(size, sized, added)
             date = block_text.format_date(ep.occurred_at_us, tz)
             shown.append(
-                ShownMemory(ep, len(repeated), repeated, score, sized + added, date, tokens)
+                ShownMemory(ep, len(repeated), repeated, score, sized + added, date, alone, row)
             )
         # Earlier work reads oldest first (the design document's block).
         shown.sort(key=lambda m: (m.episode.occurred_at_us, m.episode.seq))

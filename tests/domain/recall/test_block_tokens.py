@@ -34,9 +34,10 @@ def test_a_memory_lines_count_follows_from_the_count_made_at_write_time(
     sized: str, added: str, following: str
 ) -> None:
     counter = BlockCounter(COUNTER)
-    got = counter.memory_line(COUNTER.count(sized), sized, added)
+    alone, row = counter.memory_line(COUNTER.count(sized), sized, added)
     whole = COUNTER.count(f"{sized}{added}\n{following}")
-    assert got == whole - COUNTER.count(following)
+    assert row == whole - COUNTER.count(following)
+    assert alone == COUNTER.count(sized + added)
 
 
 def test_the_last_word_starts_at_the_last_space_after_a_non_space() -> None:

@@ -44,8 +44,10 @@ class ShownMemory:
     line: str
     # The day it happened, as the line that heads its day shows it.
     date: str
-    # Tokens of `line` followed by another line (`BlockCounter.memory_line`).
+    # Tokens of `line` alone, and followed by another line (`BlockCounter.memory_line`): the
+    # first sizes what dropping it frees, the second adds up to the block's count.
     tokens: int
+    row_tokens: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +135,7 @@ def compose(
                 earlier_work(
                     [(m.date, m.line) for m in shown],
                     tuple(m.episode.episode_id for m in shown),
-                    tuple(m.tokens for m in shown),
+                    tuple(m.row_tokens for m in shown),
                 )
             )
         if framing.record and map_section is not None:
@@ -192,7 +194,7 @@ def drop_lowest(shown: Sequence[ShownMemory], overshoot: int) -> list[ShownMemor
     freed = 0
     for i in sorted(range(len(shown)), key=lambda i: shown[i].score):
         leaving.add(i)
-        freed += shown[i].tokens
+        freed += shown[i].tokens + 1
         if freed >= overshoot:
             break
     return [m for i, m in enumerate(shown) if i not in leaving]
@@ -214,7 +216,7 @@ def earlier_work(
 ) -> Section:
     """The earlier-work section showing these (date, memory line) pairs, oldest first: each day
     once, on a line of its own above its memories (a line saying so when there are none).
-    `memory_tokens`, when given, holds each memory line's count (`ShownMemory.tokens`)."""
+    `memory_tokens`, when given, holds each memory line's count (`ShownMemory.row_tokens`)."""
     lines: list[str] = []
     tokens: list[int | None] = []
     day = None

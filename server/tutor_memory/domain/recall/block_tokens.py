@@ -66,14 +66,16 @@ class BlockCounter:
             return self.count(text + LINE_BREAK)
         return self.count(text) + 1
 
-    def memory_line(self, sized_tokens: int, sized_line: str, added: str) -> int:
-        """Tokens of the line `sized_line + added` followed by another line, given the count of
-        `sized_line` (made when its episode was written)."""
+    def memory_line(self, sized_tokens: int, sized_line: str, added: str) -> tuple[int, int]:
+        """Tokens of the line `sized_line + added` alone, and followed by another line, given
+        the count of `sized_line` (made when its episode was written)."""
         if not self.adds_up:
-            return self.counter.count(sized_line + added) + 1
+            alone = self.counter.count(sized_line + added)
+            return alone, alone + 1
         start = last_word_start(sized_line)
         last = sized_line[start:]
-        return sized_tokens - self.count(last) + self.count(last + added + LINE_BREAK)
+        rest = sized_tokens - self.count(last)
+        return rest + self.count(last + added), rest + self.count(last + added + LINE_BREAK)
 
     def block(self, lines: Sequence[str], line_tokens: Sequence[int | None], text: str) -> int:
         """Tokens of the block `text`, made of `lines` joined by line breaks; `line_tokens`
