@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 
@@ -65,7 +66,8 @@ def capture_rank_request(chain: OpenChain, query: str) -> RankRequest:
         template.chain, query, template.budget_tokens, template.now_us, template.time_zone,
         template.mode,
     )  # fmt: skip
-    chain.services.blocks.builder.ranking_with(capture).build(req)
+    with patch("tutor_memory.app.blocks.rank_and_pack", capture):
+        chain.services.blocks.builder.build(req)
     (captured,) = seen
     return captured
 

@@ -1,5 +1,6 @@
 """The block is the same whether the Rust core or its pure-Python twin ranks it: the twin is the
-path that recomputes a block step by step, so it must not drift from the one that serves."""
+path that explains a block (BuildBlock's `explain`, the console), so it must not drift from the
+one that serves."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from bench import bench_block
 from tests.helpers.harness import Harness
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.recall.block import Block, BlockRequest, Mode
-from tutor_memory.domain.recall.ranking import rank_and_pack_reference
 
 EPISODES = 1_500
 QUERIES = 40
@@ -40,12 +40,11 @@ def shape(block: Block) -> tuple[object, ...]:
     )
 
 
-async def test_python_ranking_builds_the_same_blocks_as_the_rust_core(harness: Harness) -> None:
+async def test_an_explained_block_is_the_block_the_rust_core_builds(harness: Harness) -> None:
     rng = random.Random(bench_block.SEED)
     reply = await harness.ingest(bench_block.history(EPISODES, rng), per_message=64)
     assert reply.inserted == EPISODES
     builder = harness.app.services.blocks.builder
-    python = builder.ranking_with(rank_and_pack_reference)
     chain = ChainKey("tenant-a", "bench", "science")
     with_memories = 0
     for budget, query in zip(
@@ -55,7 +54,8 @@ async def test_python_ranking_builds_the_same_blocks_as_the_rust_core(harness: H
         # One embedding for both, so that only the ranking differs.
         embedding = builder.start_embedding(req)
         rust_block = builder.build(req, embedding)
-        python_block = python.build(req, embedding)
+        python_block = builder.build(req, embedding, explain=True)
+        assert python_block.explanation is not None
         assert shape(python_block) == shape(rust_block), query
         with_memories += bool(rust_block.memories)
     # The comparison is of real blocks, not of empty ones (a budget of 150 may hold none).

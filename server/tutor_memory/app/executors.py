@@ -12,6 +12,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
+from tutor_memory.domain.budget import WorkBudget
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -32,6 +34,9 @@ TEXT_THREADS = 2
 # Threads that read course files and build their concepts: a file can take seconds, and must
 # not hold up the embedding every episode write needs.
 FILE_THREADS = 1
+# The readiness probe's thread: apart from the readers, so a busy server still answers whether
+# its store can be reached.
+PROBE_THREADS = 1
 # The thread that embeds a block's query while the block's own thread searches the text
 # (onnxruntime releases the GIL, so the two overlap instead of adding up).
 QUERY_EMBED_THREADS = 1
@@ -48,6 +53,7 @@ class Executors:
         self.query_embed = ThreadPoolExecutor(QUERY_EMBED_THREADS, thread_name_prefix="query")
         self.text = ThreadPoolExecutor(TEXT_THREADS, thread_name_prefix="text")
         self.files = ThreadPoolExecutor(FILE_THREADS, thread_name_prefix="files")
+        self.probe = ThreadPoolExecutor(PROBE_THREADS, thread_name_prefix="probe")
 
     async def run(
         self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
@@ -55,8 +61,28 @@ class Executors:
         call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
         return await asyncio.get_running_loop().run_in_executor(pool, call)
 
+    async def run_within(
+        self,
+        pool: ThreadPoolExecutor,
+        budget: WorkBudget,
+        fn: Callable[P, T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """`run`, for work that checks `budget`: when the awaiting call is cancelled (its caller
+        went away or its deadline passed), the budget is cancelled too, so the thread stops at
+        its next check instead of finishing work nobody will read."""
+        try:
+            return await self.run(pool, fn, *args, **kwargs)
+        except asyncio.CancelledError:
+            budget.cancel()
+            raise
+
     def shutdown(self) -> None:
         """Waits for the work already handed out, then stops every pool (writes last)."""
-        pools = (self.files, self.text, self.blocks, self.query_embed, self.embed, self.readers)
+        pools = (
+            self.probe, self.files, self.text, self.blocks, self.query_embed, self.embed,
+            self.readers,
+        )  # fmt: skip
         for pool in (*pools, self.writer):
             pool.shutdown(wait=True)

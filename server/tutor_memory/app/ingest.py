@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from tutor_memory.app.beliefs import BeliefKeeper
 from tutor_memory.app.executors import EMBED_THREADS
 from tutor_memory.app.ledger import Ledger, PreparedBatch
+from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.errors import ResourceExhausted
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus
@@ -61,9 +62,12 @@ def item_result(index: int, outcome: AppendOutcome) -> ItemResult:
 
 
 class BatchIngest:
-    def __init__(self, ledger: Ledger, beliefs: BeliefKeeper) -> None:
+    def __init__(
+        self, ledger: Ledger, beliefs: BeliefKeeper, telemetry: Telemetry | None = None
+    ) -> None:
         self._ledger = ledger
         self._beliefs = beliefs
+        self._telemetry = telemetry or Telemetry()
 
     async def ingest(
         self, items: AsyncIterable[NewEpisode | Rejected], *, deadline: float | None
@@ -134,6 +138,7 @@ class BatchIngest:
                 task.cancel()
             if writing is not None and not writing.done():
                 writing.cancel()
+        self._telemetry.ingest_items({s.value: n for s, n in counts(results).items()})
         return sorted(results, key=lambda r: r.index)
 
 

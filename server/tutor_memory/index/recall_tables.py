@@ -119,6 +119,12 @@ class ChainTable:
                     self._total_length += tf
             self._n = end
 
+    def array_bytes(self) -> int:
+        """Bytes of the chain's arrays: columns and posting lists, at their capacity."""
+        with self._lock:
+            columns = sum(c.nbytes for c in self._cols.values())
+            return columns + sum(p.positions.nbytes + p.tfs.nbytes for p in self._postings.values())
+
     def postings(
         self, stems: Sequence[str]
     ) -> list[tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]]:
@@ -186,6 +192,8 @@ class RecallTables:
     def __init__(self) -> None:
         self._tables: dict[ChainKey, ChainTable] = {}
         self._lock = threading.Lock()
+        # chain -> (rows, bytes) when last measured (array_bytes).
+        self._measured: dict[ChainKey, tuple[int, int]] = {}
 
     def add(self, chain: ChainKey, rows: Iterable[RecallRow]) -> None:
         table = self._tables.get(chain)
@@ -196,3 +204,19 @@ class RecallTables:
 
     def get(self, chain: ChainKey) -> ChainTable | None:
         return self._tables.get(chain)
+
+    def __len__(self) -> int:
+        """Chains held."""
+        return len(self._tables)
+
+    def array_bytes(self) -> int:
+        """Bytes of every chain's arrays. A chain is measured again only when it grew since the
+        last call, so a scrape costs what changed, not the whole index."""
+        total = 0
+        for chain, table in list(self._tables.items()):
+            n = len(table)
+            seen = self._measured.get(chain)
+            if seen is None or seen[0] != n:
+                seen = self._measured[chain] = (n, table.array_bytes())
+            total += seen[1]
+        return total

@@ -20,8 +20,9 @@ import numpy.typing as npt
 
 from tutor_memory.domain.recall import scoring
 from tutor_memory.native import _core, _reference
+from tutor_memory.native._reference import CandidateTrace
 
-__all__ = ["RankRequest", "Ranked", "Weights", "rank_and_pack", "rank_and_pack_reference"]
+__all__ = ["CandidateTrace", "RankRequest", "Ranked", "Weights", "rank_and_pack", "rank_and_trace"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +91,9 @@ def rank_and_pack(request: RankRequest) -> Ranked:
     return Ranked(positions, counts, scores, tokens_used)
 
 
-def rank_and_pack_reference(request: RankRequest) -> Ranked:
-    """The same ranking by the core's pure-Python twin (``native/_reference.py``), which gives
-    the same result (``tests/native/test_rank_parity.py``) at a hundred times the cost: for
-    recomputing a block step by step, and for checking the core against it."""
-    positions, counts, scores, tokens_used = _reference.rank_and_pack(request)
-    return Ranked(positions, counts, scores, tokens_used)
+def rank_and_trace(request: RankRequest) -> tuple[Ranked, dict[int, CandidateTrace]]:
+    """``rank_and_pack`` by the pure-Python twin of the core, with what each candidate (by chain
+    position) went through: the ranking of an explained block (``domain.recall.explain``). Much
+    slower than the core; only a caller who asked for the reasons pays for it."""
+    (positions, counts, scores, tokens_used), traces = _reference.rank_and_trace(request)
+    return Ranked(positions, counts, scores, tokens_used), traces
