@@ -165,12 +165,13 @@ def run_size(n: int) -> dict[str, Any]:
         memories: list[int] = []
         tokens: list[int] = []
         started, busy = time.perf_counter(), machine_busy_seconds()
-        ours = cpu_seconds(server.proc.pid) + time.process_time()
+        server_cpu, own_cpu = cpu_seconds(server.proc.pid), time.process_time()
         for _ in range(PASSES):
             latencies: list[float] = []
             passes.append(latencies)
             call_all(stub, asked, latencies, stages, memories, tokens)
-        ours = cpu_seconds(server.proc.pid) + time.process_time() - ours
+        server_cpu = cpu_seconds(server.proc.pid) - server_cpu
+        ours = server_cpu + time.process_time() - own_cpu
         # What else ran on the machine meanwhile (other work on a shared machine), as a share
         # of all its cores: latency here depends on it.
         others = (machine_busy_seconds() - busy - ours) / (
@@ -192,6 +193,9 @@ def run_size(n: int) -> dict[str, Any]:
         "p95_ms_of_each_pass": [round(float(np.percentile(lat, 95)), 3) for lat in passes],
         "target_p95_ms": TARGET_P95_MS.get(n),
         "other_work_share_of_machine": round(max(others, 0.0), 2),
+        # The server's CPU time (all its threads) per call, warm-up calls included: unlike
+        # latency, it hardly depends on what else runs on the machine.
+        "server_cpu_ms_per_call": round(1000 * server_cpu / (PASSES * len(asked)), 3),
         "median_memories": statistics.median(memories),
         "median_tokens_used": statistics.median(tokens),
         "server_stage_median_ms": {k: round(statistics.median(v), 3) for k, v in stages.items()},
@@ -239,7 +243,8 @@ def table(result: dict[str, Any]) -> list[tuple[str, str]]:
             (
                 f"{r['episodes']:>7} episodes, {r['calls']} calls",
                 f"p50 {r['p50_ms']:.2f}  p90 {r['p90_ms']:.2f}  p95 {r['p95_ms']:.2f}{target}  "
-                f"p99 {r['p99_ms']:.2f} ms; machine busy with other work "
+                f"p99 {r['p99_ms']:.2f} ms; server CPU {r['server_cpu_ms_per_call']:.2f} ms/call; "
+                f"machine busy with other work "
                 f"{r['other_work_share_of_machine']:.0%}",
             )
         )
@@ -278,16 +283,17 @@ def markdown(result: dict[str, Any]) -> str:
         f"{QUERIES} sequential calls per pass after {WARMUP} warm-up calls, {PASSES} passes on "
         "one server; each percentile is the median over the passes. Milliseconds.",
         "",
-        "| episodes | p50 | p90 | p95 | p99 | target p95 | p95 of each pass | memories | tokens "
-        "| machine busy with other work |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| episodes | p50 | p90 | p95 | p99 | target p95 | p95 of each pass | server CPU per call "
+        "| memories | tokens | machine busy with other work |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in result["sizes"]:
         target = f"{r['target_p95_ms']:g}" if r["target_p95_ms"] else ""
         each = " / ".join(f"{v:.2f}" for v in r["p95_ms_of_each_pass"])
         lines.append(
             f"| {r['episodes']:,} | {r['p50_ms']:.2f} | {r['p90_ms']:.2f} | {r['p95_ms']:.2f} | "
-            f"{r['p99_ms']:.2f} | {target} | {each} | {r['median_memories']:.0f} | "
+            f"{r['p99_ms']:.2f} | {target} | {each} | {r['server_cpu_ms_per_call']:.2f} | "
+            f"{r['median_memories']:.0f} | "
             f"{r['median_tokens_used']:.0f} | {r['other_work_share_of_machine']:.0%} |"
         )
     lines += ["", "Server stage medians (ms, from the block's own timings):", ""]
