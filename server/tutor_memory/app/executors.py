@@ -7,6 +7,7 @@ cannot starve another (a long file read never holds up an episode write).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -58,8 +59,11 @@ class Executors:
     async def run(
         self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
     ) -> T:
-        call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
-        return await asyncio.get_running_loop().run_in_executor(pool, call)
+        call: Callable[[], T] = functools.partial(fn, *args, **kwargs)
+        # The call's context travels with the work (its deadline: store.deadlines), which
+        # run_in_executor alone would leave behind on the event loop's thread.
+        in_context: Callable[[], T] = functools.partial(contextvars.copy_context().run, call)
+        return await asyncio.get_running_loop().run_in_executor(pool, in_context)
 
     async def run_within(
         self,
