@@ -5,7 +5,9 @@ what each limit is).
 A request field is a field of a message some RPC takes, or of a message such a field holds, and
 so on (NewEpisode inside AppendEpisodeRequest, Evidence inside NewEpisode). The proto is compiled
 by the protoc of grpcio-tools (the one `make proto` uses) with its source information, which
-gives each field's line and leading comment; no hand-written proto parser.
+gives each field's line and leading comment; no hand-written proto parser. It runs in a child
+process: loaded into a process that has loaded psycopg, protoc's native library makes a later
+import of onnxruntime_extensions (the embedder) abort the whole process.
 
 A field's limit is the last paragraph of its leading comment, starting "Limit:", wrapped at the
 proto's line length with continuation lines indented by two spaces:
@@ -18,6 +20,8 @@ proto's line length with continuation lines indented by two spaces:
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator, Sequence
@@ -26,7 +30,6 @@ from importlib import resources
 from pathlib import Path
 
 from google.protobuf import descriptor_pb2
-from grpc_tools import protoc
 
 LIMIT_PREFIX = "Limit:"
 # The proto's line length (as the code's).
@@ -87,18 +90,25 @@ def _compile(proto: str, path: str) -> descriptor_pb2.FileDescriptorProto:
         source.parent.mkdir(parents=True)
         source.write_text(proto, encoding="utf-8")
         out = Path(tmp, "descriptor.pb")
-        status = protoc.main(
+        done = subprocess.run(
             [
-                "protoc",
+                sys.executable,
+                "-m",
+                "grpc_tools.protoc",
                 f"-I{Path(tmp, 'src')}",
                 f"-I{include}",
                 "--include_source_info",
                 f"--descriptor_set_out={out}",
                 path,
-            ]
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
-        if status != 0:
-            raise ValueError(f"protoc could not compile {path} (status {status})")
+        if done.returncode != 0:
+            raise ValueError(
+                f"protoc could not compile {path} (status {done.returncode}): {done.stderr}"
+            )
         files = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
     return next(f for f in files.file if f.name == path)
 
