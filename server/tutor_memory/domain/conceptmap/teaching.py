@@ -31,6 +31,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.conceptmap.language import guess_language
 from tutor_memory.domain.conceptmap.nounphrase import noun_phrase
 from tutor_memory.domain.text.phrases import PhraseIndex
@@ -124,12 +125,14 @@ def _sentence_is_question(sentence: str, tokens: Sequence[Token]) -> bool:
     return any(c in QUESTION_MARKS for c in sentence) or _opens_question(tokens)
 
 
-def is_question(text: str) -> bool:
+def is_question(text: str, budget: WorkBudget | None = None) -> bool:
     """Whether `text` asks something: a question mark of any script, or a sentence that opens
-    with a question word or an inverted verb of any language file (after optional lead-ins)."""
+    with a question word or an inverted verb of any language file (after optional lead-ins).
+    `budget` is checked at each sentence."""
     if any(c in QUESTION_MARKS for c in text):
         return True
-    return any(_opens_question(tokenize(text[a:b])) for a, b in sentence_spans(text))
+    spans = (budget or unlimited()).each(sentence_spans(text))
+    return any(_opens_question(tokenize(text[a:b])) for a, b in spans)
 
 
 def _clause_starts(sentence: str, tokens: Sequence[Token]) -> list[int]:
@@ -198,10 +201,11 @@ def _consider(reading: _Sentence, pos: int) -> Teaching | None:
     return Teaching(note, topic) if note and topic else None
 
 
-def detect_teaching(text: str) -> Teaching | None:
+def detect_teaching(text: str, budget: WorkBudget | None = None) -> Teaching | None:
     """The teaching in `text`, if a sentence that is not a question starts a clause with an
-    explicit trigger (see the module docstring); None otherwise."""
-    for start, end in sentence_spans(text):
+    explicit trigger (see the module docstring); None otherwise. `budget` is checked at each
+    sentence."""
+    for start, end in (budget or unlimited()).each(sentence_spans(text)):
         sentence = text[start:end]
         tokens = tokenize(sentence)
         if _sentence_is_question(sentence, tokens):

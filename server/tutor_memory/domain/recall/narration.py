@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 
 from tutor_memory.domain import lang
+from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.recall.timewindow import parse_time_window
 from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
 from tutor_memory.domain.text.sentences import CLAUSES, split_sentences
@@ -43,11 +44,12 @@ def _has_marker(sentence: str) -> bool:
     )
 
 
-def is_narration(text: str, now_us: int, tz: str) -> bool:
+def is_narration(text: str, now_us: int, tz: str, budget: WorkBudget | None = None) -> bool:
     """True if `text` narrates what happened in a period of the record (a recap verb and a window
-    in one sentence). Raises ValueError if `tz` is not a known IANA time zone."""
+    in one sentence). Raises ValueError if `tz` is not a known IANA time zone. `budget` is
+    checked at each sentence: reading the windows of thousands of sentences takes seconds."""
     parse_time_window("", now_us, tz)  # validate tz even when no sentence gets that far
     return any(
         _has_marker(sentence) and parse_time_window(sentence, now_us, tz) is not None
-        for sentence in split_sentences(text, CLAUSES)
+        for sentence in (budget or unlimited()).each(split_sentences(text, CLAUSES))
     )
