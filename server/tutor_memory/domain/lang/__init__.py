@@ -93,6 +93,20 @@ Teaching and questions (SPEC R4; `tutor_memory.domain.conceptmap.teaching`):
 - `teach_triggers`: phrases that start an explicit teaching sentence ("remember that", "ricorda
   che", "souviens-toi que", "تذكر أن"); the note is what follows. Without wildcards: a gap would let
   "remember what that means" teach.
+- `keep_cues`: phrases that announce, at the start of a clause, that what follows is for the
+  tutor to keep ("just so you know", "for next time", "from now on", "per la prossima volta",
+  "ab jetzt", "للعلم"); the note is what follows. They teach on their own, like `teach_triggers`.
+- `keep_verbs`: bare imperatives of remembering ("remember", "ricordati", "denk dran", "تذكر"):
+  they teach when punctuation follows them ("remember: …") or a word that is not a question word
+  ("remember we say …", but not "remember what that means"), nor one of `keep_verb_vetoes`.
+- `keep_verb_vetoes`: single words that, right after a bare memory verb, make it an errand rather
+  than a note to keep ("remember *to* bring the book", "ricordati *di* portare il libro").
+- `keep_labels`: words that label a message as a note ("heads up", "nota bene", "achtung",
+  "ملاحظة"): they teach only followed by a colon, a comma or a dash ("achtung: …"), since bare
+  they are ordinary words ("important dates").
+- `keep_tails`: phrases that end a sentence and ask the tutor to keep what came before it ("…,
+  keep that in mind", "tienilo presente", "merk dir das", "خذ هذا بعين الاعتبار"); alone in their
+  sentence, they ask to keep the sentence before.
 - `consider_triggers`, `consider_links`: "consider X as Y" in pieces: the verb and the word that
   follows X ("consider" … "as", "considera" … "come"). Any trigger pairs with any link of its file.
 - `teach_framings`: framing at the start of a note that is not its subject ("in our class", "qui",
@@ -173,6 +187,11 @@ _STRING_LIST_FIELDS = (
     "question_openers",
     "lead_ins",
     "teach_triggers",
+    "keep_cues",
+    "keep_verbs",
+    "keep_verb_vetoes",
+    "keep_labels",
+    "keep_tails",
     "consider_triggers",
     "consider_links",
     "teach_framings",
@@ -238,6 +257,11 @@ class LanguageData:
     question_openers: tuple[str, ...]
     lead_ins: tuple[str, ...]
     teach_triggers: tuple[str, ...]
+    keep_cues: tuple[str, ...]
+    keep_verbs: tuple[str, ...]
+    keep_verb_vetoes: tuple[str, ...]
+    keep_labels: tuple[str, ...]
+    keep_tails: tuple[str, ...]
     consider_triggers: tuple[str, ...]
     consider_links: tuple[str, ...]
     teach_framings: tuple[str, ...]
