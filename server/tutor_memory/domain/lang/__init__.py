@@ -34,6 +34,19 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   ("we covered", "abbiamo visto", "درسنا").
 - `marker_vetoes`: single words that, right before a marker, make it something else (Arabic في in
   "في درسنا", "in our lesson").
+- `session_persons`: words beyond `pronouns` that put the student or the tutor in a sentence
+  (English "we", "us", "together"; French "on", "ton", "notre"; Italian "abbiamo", "hai": a
+  pro-drop verb that carries its person). With a past form and a period, a sentence narrates
+  ("Last Tuesday you practised…", "La semana pasada hemos visto…").
+- `past_forms`: whole words that are a past tense or a past auxiliary ("did", "were", "hai",
+  "avons", "warst", "fizemos", "كنا"), written with their accents: they must agree ("a" but not
+  "à").
+- `past_person_forms`: whole words that are a past with the student or the tutor as their person
+  ("hiciste", "fizemos", "راجعت", "أنهينا"): a past and a person at once.
+- `past_endings`: endings of regular past forms ("ed", "ato", "ado", "ou"), read only on a sentence
+  of their language, on words of at least `MIN_PAST_STEM` more letters.
+- `past_person_endings`: endings that mark both a past and the student or the tutor ("-aste",
+  "-amos", "-asti"), same conditions.
 - `time_false_friends`: phrases in which a time word means something else ("hoy en día",
   "nowadays"; "Julio César"; Arabic "في اليوم", "per day"); a time expression overlapping one is
   ignored.
@@ -169,6 +182,11 @@ _STRING_LIST_FIELDS = (
     "trigger_vetoes",
     "narration_markers",
     "marker_vetoes",
+    "session_persons",
+    "past_forms",
+    "past_person_forms",
+    "past_endings",
+    "past_person_endings",
     "time_false_friends",
     "stop_words",
     "articles",
@@ -237,6 +255,11 @@ class LanguageData:
     trigger_vetoes: tuple[str, ...]
     narration_markers: tuple[str, ...]
     marker_vetoes: tuple[str, ...]
+    session_persons: tuple[str, ...]
+    past_forms: tuple[str, ...]
+    past_person_forms: tuple[str, ...]
+    past_endings: tuple[str, ...]
+    past_person_endings: tuple[str, ...]
     time_false_friends: tuple[str, ...]
     stop_words: tuple[str, ...]
     articles: tuple[str, ...]
