@@ -34,10 +34,12 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   ("we covered", "abbiamo visto", "درسنا").
 - `marker_vetoes`: single words that, right before a marker, make it something else (Arabic في in
   "في درسنا", "in our lesson").
-- `session_persons`: words beyond `pronouns` that put the student or the tutor in a sentence
-  (English "we", "us", "together"; French "on", "ton", "notre"; Italian "abbiamo", "hai": a
-  pro-drop verb that carries its person). With a past form and a period, a sentence narrates
-  ("Last Tuesday you practised…", "La semana pasada hemos visto…").
+- `session_persons`: words that put the student (addressed by the tutor) or the class in a
+  sentence: second person and first person plural, pronouns, possessives and pro-drop verbs that
+  carry the person ("you", "we", "us", "together"; French "on", "ton", "notre"; Italian "abbiamo",
+  "hai"). With a past form and a period, a sentence narrates ("Last Tuesday you practised…", "La
+  semana pasada hemos visto…"); the first person singular alone does not ("Yesterday I went to
+  a concert" is the speaker's own life, not the sessions).
 - `past_forms`: whole words that are a past tense or a past auxiliary ("did", "were", "hai",
   "avons", "warst", "fizemos", "كنا"), written with their accents: they must agree ("a" but not
   "à").

@@ -18,9 +18,10 @@ entraînés…"). What they share is structure, not vocabulary: a past tense wit
 tutor in it, inside a sentence that names a period of the record. So a sentence also narrates when
 it has a period, a past form (`past_forms`, `past_person_forms`, or a word ending as the sentence's
 language forms its past: `past_endings`, `past_person_endings`) and a person of the sessions
-(`pronouns`, `session_persons`, or a past ending that carries the person). Plans ("Today we're
-going to study volcanoes") have no past; dated subject matter ("in July 1789 the Bastille fell")
-has no period of the record; a recap without a period ("So far you've done well") has no period.
+(`session_persons`: "you", "we", never "I" alone; or a past ending that carries the person).
+Plans ("Today we're going to study volcanoes") have no past; dated subject matter ("in July 1789
+the Bastille fell") has no period of the record; a recap without a period ("So far you've done
+well") has no period.
 """
 
 from __future__ import annotations
@@ -153,11 +154,7 @@ def _recounts_a_session(sentence: str) -> bool:
         or _any_at("past_forms", sentence, tokens)
         or _ends_with(sentence, tokens, past_endings, vetoes)
     )
-    return past and (
-        person_ending
-        or _any_at("pronouns", sentence, tokens)
-        or _any_at("session_persons", sentence, tokens)
-    )
+    return past and (person_ending or _any_at("session_persons", sentence, tokens))
 
 
 def is_narration(text: str, now_us: int, tz: str) -> bool:
