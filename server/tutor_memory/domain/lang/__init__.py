@@ -52,6 +52,11 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
 - `time_false_friends`: phrases in which a time word means something else ("hoy en día",
   "nowadays"; "Julio César"; Arabic "في اليوم", "per day"); a time expression overlapping one is
   ignored.
+- `ordinal_weekdays`: weekday names that are also ordinal adjectives (Portuguese "segunda",
+  "terça", "quarta", "quinta", "sexta"): right after an article of any language and not before
+  one of `weekday_suffixes`, they are the ordinal ("a segunda lei de Newton", "la segunda ley"),
+  not the day.
+- `weekday_suffixes`: what may follow such a name when it is the day ("feira").
 - `stop_words`: 100-250 of the language's most common function words and question words, already
   normalised (as `tutor_memory.domain.text.normalise` leaves them).
 
@@ -190,6 +195,8 @@ _STRING_LIST_FIELDS = (
     "past_endings",
     "past_person_endings",
     "time_false_friends",
+    "ordinal_weekdays",
+    "weekday_suffixes",
     "stop_words",
     "articles",
     "article_prefixes",
@@ -263,6 +270,8 @@ class LanguageData:
     past_endings: tuple[str, ...]
     past_person_endings: tuple[str, ...]
     time_false_friends: tuple[str, ...]
+    ordinal_weekdays: tuple[str, ...]
+    weekday_suffixes: tuple[str, ...]
     stop_words: tuple[str, ...]
     articles: tuple[str, ...]
     article_prefixes: tuple[str, ...]
