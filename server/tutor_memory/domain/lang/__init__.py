@@ -28,6 +28,9 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   wrong").
 - `topic_prepositions`: words that introduce what a record question is about ("what did I get wrong
   *about* fractions", "cosa abbiamo fatto *sulla* fotosintesi", "ماذا درسنا *عن* البراكين").
+- `scope_words`: words and phrases that qualify a record question's extent, frequency or tone and
+  are never its topic ("so far", "overall", "last time", "since we started", "usually",
+  "together", "lol"; "finora", "in generale", "bisher", "لحد الآن").
 - `trigger_vetoes`: single words that, right before a trigger, make it a different question
   (Spanish "por" in "¿por qué estudiamos…?", "why do we study…").
 - `narration_markers`: first-person-plural recap verbs a tutor uses to narrate past sessions
@@ -186,6 +189,7 @@ _STRING_LIST_FIELDS = (
     "attached_conjunctions",
     "record_triggers",
     "topic_prepositions",
+    "scope_words",
     "trigger_vetoes",
     "narration_markers",
     "marker_vetoes",
@@ -261,6 +265,7 @@ class LanguageData:
     time_glosses: Mapping[str, str]
     record_triggers: tuple[str, ...]
     topic_prepositions: tuple[str, ...]
+    scope_words: tuple[str, ...]
     trigger_vetoes: tuple[str, ...]
     narration_markers: tuple[str, ...]
     marker_vetoes: tuple[str, ...]
