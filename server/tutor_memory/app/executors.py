@@ -7,6 +7,7 @@ cannot starve another (a long file read never holds up an episode write).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -37,8 +38,9 @@ FILE_THREADS = 1
 # The readiness probe's thread: apart from the readers, so a busy server still answers whether
 # its store can be reached.
 PROBE_THREADS = 1
-# The thread that embeds a block's query while the block's own thread searches the text
-# (onnxruntime releases the GIL, so the two overlap instead of adding up).
+# The thread that embeds the blocks' queries while their own threads search the text
+# (onnxruntime releases the GIL, so the two overlap instead of adding up), the queries of
+# concurrent turns in one call (app/query_embeddings.py).
 QUERY_EMBED_THREADS = 1
 
 
@@ -58,8 +60,11 @@ class Executors:
     async def run(
         self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
     ) -> T:
-        call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
-        return await asyncio.get_running_loop().run_in_executor(pool, call)
+        call: Callable[[], T] = functools.partial(fn, *args, **kwargs)
+        # The call's context travels with the work (its deadline: store.deadlines), which
+        # run_in_executor alone would leave behind on the event loop's thread.
+        in_context: Callable[[], T] = functools.partial(contextvars.copy_context().run, call)
+        return await asyncio.get_running_loop().run_in_executor(pool, in_context)
 
     async def run_within(
         self,

@@ -9,7 +9,7 @@ acknowledged only after its transaction committed; the caches follow the commit.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -17,6 +17,7 @@ import numpy as np
 
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.sync import ChainSync
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
@@ -26,6 +27,7 @@ from tutor_memory.domain.recall.facts import (
     recall_facts,
     recall_row,
 )
+from tutor_memory.domain.records import ChainVectors
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import RecallTables
 from tutor_memory.index.vectors import VectorIndex
@@ -66,6 +68,19 @@ def _changes_of(outcomes: Sequence[AppendOutcome]) -> dict[ChainKey, Change]:
     return changed
 
 
+def _held_vectors(
+    stored: Iterable[ChainVectors], last_ids: dict[ChainKey, int]
+) -> Iterator[ChainVectors]:
+    """The stored vectors of the episodes up to each chain's `last_ids` entry (a chain's ids
+    grow with its seq)."""
+    for chunk in stored:
+        keep = chunk.ids <= last_ids.get(chunk.chain, -1)
+        if keep.all():
+            yield chunk
+        elif keep.any():
+            yield ChainVectors(chunk.chain, chunk.ids[keep], chunk.vectors[keep])
+
+
 class Ledger:
     def __init__(
         self,
@@ -76,6 +91,7 @@ class Ledger:
         counter: TokenCounter,
         executors: Executors,
         changes: ChangeHub,
+        sync: ChainSync,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -84,6 +100,8 @@ class Ledger:
         self._counter = counter
         self._executors = executors
         self._changes = changes
+        # Every committed episode reaches the caches through it (app/sync.py).
+        self._sync = sync
         # Called on the writer thread after each commit with its outcomes (quota counts).
         self._commit_listeners: list[Callable[[Sequence[AppendOutcome]], None]] = []
 
@@ -97,17 +115,25 @@ class Ledger:
         return self._store
 
     def rebuild_caches(self) -> tuple[int, int]:
-        """Loads the vector index and the recall tables from the store (at start, before
-        serving); returns (vectors, episodes) loaded."""
-        vectors = self._vectors.rebuild(self._store.iter_vectors(self._embedder.model_id))
+        """Loads the recall tables, then the vector index, from the store (at start, before
+        serving); returns (vectors, episodes) loaded. Vectors are loaded only for the episodes
+        the tables hold: another node may append meanwhile, and its episodes reach both caches
+        together later (app/sync.py)."""
         episodes = 0
+        last_ids: dict[ChainKey, int] = {}
         for chain in self._store.chains():
             stored = list(self._store.iter_chain(chain))
             facts = self._facts_of(chain, stored)
             self._tables.add(
                 chain, (recall_row(ep, f) for ep, f in zip(stored, facts, strict=True))
             )
+            if stored:
+                self._sync.loaded(chain, stored[-1].seq)
+                last_ids[chain] = stored[-1].episode_id
             episodes += len(stored)
+        vectors = self._vectors.rebuild(
+            _held_vectors(self._store.iter_vectors(self._embedder.model_id), last_ids)
+        )
         return vectors, episodes
 
     def _facts_of(self, chain: ChainKey, stored: Sequence[StoredEpisode]) -> list[RecallFacts]:
@@ -216,10 +242,11 @@ class Ledger:
             if outcome.status is AppendStatus.INSERTED:
                 by_chain.setdefault(outcome.episode.chain, []).append(i)
         for chain, rows in by_chain.items():
-            ids = np.asarray([outcomes[i].episode.episode_id for i in rows], dtype=np.int64)
-            self._vectors.add(chain, ids, np.stack([prepared.items[i].vector for i in rows]))
-            self._tables.add(
-                chain, (recall_row(outcomes[i].episode, prepared.facts[i]) for i in rows)
+            self._sync.add_committed(
+                chain,
+                [outcomes[i].episode for i in rows],
+                np.stack([prepared.items[i].vector for i in rows]),
+                [prepared.facts[i] for i in rows],
             )
 
     async def append(self, episode: NewEpisode, *, deadline: float | None = None) -> AppendOutcome:

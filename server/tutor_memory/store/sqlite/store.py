@@ -10,7 +10,7 @@ import dataclasses
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -41,8 +41,15 @@ from tutor_memory.domain.records import (
     NightlyState,
     StoredPassage,
 )
-from tutor_memory.store.protocols import Annotation, AppendOutcome, AppendStatus, PreparedEpisode
+from tutor_memory.store.protocols import (
+    Annotation,
+    AppendOutcome,
+    AppendStatus,
+    ChainHead,
+    PreparedEpisode,
+)
 from tutor_memory.store.sqlite import side_rows as side
+from tutor_memory.store.sqlite import transfer
 from tutor_memory.store.sqlite.migrate import migrate
 
 # How long a connection waits for another's lock before failing; only the offline CLI tools ever
@@ -547,6 +554,70 @@ class SqliteStore:
             args.append(kind)
         rows = conn.execute(sql + " ORDER BY a.annotation_id", args).fetchall()
         return [Annotation(*r) for r in rows]
+
+    # -- export and import (store/transfer.py) -------------------------------------------------
+
+    def dump_table(self, table: str) -> Iterator[tuple[object, ...]]:
+        yield from transfer.dump_table(self._reader(), table)
+
+    def is_empty(self) -> bool:
+        return transfer.is_empty(self._reader())
+
+    def load_tables(
+        self,
+        rows: Iterable[tuple[str, tuple[object, ...]]],
+        derived: Iterable[tuple[int, int, RecallFacts]],
+    ) -> None:
+        with self.writing():
+            transfer.load_tables(self._writer, rows, derived, _insert_facts)
+
+    # -- what other processes changed (app/sync.py) --------------------------------------------
+
+    def chain_head(self, chain: ChainKey) -> ChainHead:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return ChainHead(0, (0, 0))
+        row = conn.execute(
+            "SELECT (SELECT max(seq) FROM episodes WHERE chain_id = ?1), "
+            "(SELECT max(belief_id) FROM beliefs WHERE chain_id = ?1), "
+            "(SELECT max(retired_at) FROM beliefs WHERE chain_id = ?1)",
+            (chain_id,),
+        ).fetchone()
+        return ChainHead(int(row[0] or 0), (int(row[1] or 0), int(row[2] or 0)))
+
+    def episodes_since(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return []
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? AND e.seq > ? "
+            "ORDER BY e.seq",
+            (chain_id, seq),
+        ).fetchall()
+        return [_row_to_episode(r) for r in rows]
+
+    def vectors_of(
+        self, chain: ChainKey, model_id: str, ids: Sequence[int]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        rows = (
+            []
+            if chain_id is None or not len(ids)
+            else conn.execute(
+                "SELECT episode_id, vector FROM episode_vectors "
+                "WHERE episode_id IN (SELECT value FROM json_each(?)) AND chain_id = ? "
+                "AND model = ? ORDER BY episode_id",
+                (json.dumps([int(i) for i in ids]), chain_id, model_id),
+            ).fetchall()
+        )
+        if not rows:
+            return np.empty(0, np.int64), np.empty((0, 0), np.float32)
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        ids_ = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        return ids_, vectors.reshape(len(rows), -1).copy()
 
     # -- files, passages, beliefs, the nightly cycle -------------------------------------------
 
