@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.query_embeddings import QueryEmbeddings
+from tutor_memory.app.record_intent import embedded_examples
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.errors import DeadlineExceeded
@@ -69,6 +70,7 @@ from tutor_memory.domain.recall.ranking import (
     rank_and_pack,
     rank_and_trace,
 )
+from tutor_memory.domain.recall.record_intent import open_to_examples
 from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
@@ -123,6 +125,8 @@ class BlockBuilder:
     ) -> None:
         self._episodes = episodes
         self._block_ids = block_ids
+        # Embedded now, never on the read path (a turn embeds its query and nothing else).
+        self._record_examples = embedded_examples(embedder)
         self._vectors = vectors
         self._tables = tables
         self.counter = BlockCounter(counter)
@@ -187,6 +191,18 @@ class BlockBuilder:
             else None
         )
         timer.lap("parse")
+        if (
+            embedding is not None
+            and not record
+            and req.mode is Mode.FULL
+            and open_to_examples(req.query)
+        ):
+            # No rule made it a record question: the labelled examples decide, by the turn's one
+            # embedding (domain.recall.record_intent). The text search waits for the model here,
+            # after parsing ran beside it; that wait is the price, timed as its own stage.
+            record = self._record_examples.closer_to_record(embedding.result())
+            topic = record_topic(req.query) if record else None
+            timer.lap("record_intent")
 
         sources = self._sources if req.mode is Mode.FULL and snap is not None else None
 
