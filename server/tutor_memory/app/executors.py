@@ -38,8 +38,9 @@ FILE_THREADS = 1
 # The readiness probe's thread: apart from the readers, so a busy server still answers whether
 # its store can be reached.
 PROBE_THREADS = 1
-# The thread that embeds a block's query while the block's own thread searches the text
-# (onnxruntime releases the GIL, so the two overlap instead of adding up).
+# The thread that embeds the blocks' queries while their own threads search the text
+# (onnxruntime releases the GIL, so the two overlap instead of adding up), the queries of
+# concurrent turns in one call (app/query_embeddings.py).
 QUERY_EMBED_THREADS = 1
 
 

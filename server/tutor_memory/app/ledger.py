@@ -18,6 +18,7 @@ import numpy as np
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.sync import ChainSync
+from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
@@ -161,17 +162,29 @@ class Ledger:
 
     # -- writes --------------------------------------------------------------------------------
 
-    def prepare(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
-        """Embeds the episodes and derives their recall facts (blocking: on an embed thread)."""
+    def prepare(
+        self, episodes: Sequence[NewEpisode], budget: WorkBudget | None = None
+    ) -> PreparedBatch:
+        """Embeds the episodes and derives their recall facts (blocking: on an embed thread).
+        `budget` bounds the text work of the facts (an answer's narration check reads every
+        sentence); it is checked before the embedding too."""
+        if budget is not None:
+            budget.check()
         vectors = self._embedder.embed([ep.embedding_text() for ep in episodes])
-        facts = recall_facts(episodes, self._counter)
+        facts = recall_facts(episodes, self._counter, budget)
         return PreparedBatch(
             [PreparedEpisode(ep, vectors[i], facts[i]) for i, ep in enumerate(episodes)],
             facts,
         )
 
-    async def embed(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
-        return await self._executors.run(self._executors.embed, self.prepare, episodes)
+    async def embed(
+        self, episodes: Sequence[NewEpisode], budget: WorkBudget | None = None
+    ) -> PreparedBatch:
+        if budget is None:
+            return await self._executors.run(self._executors.embed, self.prepare, episodes)
+        return await self._executors.run_within(
+            self._executors.embed, budget, self.prepare, episodes, budget
+        )
 
     async def write(
         self, prepared: PreparedBatch, *, deadline: float | None = None
@@ -252,7 +265,13 @@ class Ledger:
                 [prepared.facts[i] for i in rows],
             )
 
-    async def append(self, episode: NewEpisode, *, deadline: float | None = None) -> AppendOutcome:
-        prepared = await self.embed([episode])
+    async def append(
+        self,
+        episode: NewEpisode,
+        *,
+        deadline: float | None = None,
+        budget: WorkBudget | None = None,
+    ) -> AppendOutcome:
+        prepared = await self.embed([episode], budget)
         (outcome,) = await self.write(prepared, deadline=deadline)
         return outcome
