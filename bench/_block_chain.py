@@ -25,6 +25,7 @@ from tutor_memory.app.root import Services, build_services
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.recall.block import BlockRequest, Mode
 from tutor_memory.models.embedder import Embedder
+from tutor_memory.store.sqlite.migrate import migrations
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
@@ -44,7 +45,10 @@ FILL_TIMEOUT_S = 1_800.0
 
 def chain_data_dir(n: int) -> Path:
     """A data directory holding bench_block's chain of `n` episodes (filled on first use)."""
-    target = CACHE_DIR / f"block-chain-{n}-seed{bench_block.SEED}-v{FIXTURE_VERSION}"
+    # Named by the store's schema version too: the cache outlives checkouts, and a server refuses
+    # a data directory written by a newer schema (another branch's, or a later commit's).
+    schema = len(migrations())
+    target = CACHE_DIR / f"block-chain-{n}-seed{bench_block.SEED}-v{FIXTURE_VERSION}-s{schema}"
     if (target / "complete").exists():
         return target
     CACHE_DIR.mkdir(parents=True, exist_ok=True)

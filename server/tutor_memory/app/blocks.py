@@ -51,6 +51,7 @@ from tutor_memory.domain.recall.candidates import (
     last_turns,
     most_recent,
     neighbours,
+    reciprocal_rank_relevance,
     record_positions,
     same_as,
     scaled_to_best,
@@ -64,6 +65,7 @@ from tutor_memory.domain.recall.explain import (
     explain_window,
 )
 from tutor_memory.domain.recall.facts import Snapshot
+from tutor_memory.domain.recall.levers import ALL_ON, Lever, RecallLevers
 from tutor_memory.domain.recall.lexical import bm25
 from tutor_memory.domain.recall.ranking import (
     CandidateTrace,
@@ -123,8 +125,11 @@ class BlockBuilder:
         executors: Executors,
         block_ids: BlockIds,
         sources: BlockSources | None = None,
+        levers: RecallLevers = ALL_ON,
     ) -> None:
         self._episodes = episodes
+        # Every lever on, except in an ablation (`domain.recall.levers`).
+        self.levers = levers
         self._block_ids = block_ids
         # Embedded now, never on the read path (a turn embeds its query and nothing else).
         self._record_examples = embedded_examples(embedder)
@@ -193,7 +198,7 @@ class BlockBuilder:
         topic = record_topic(req.query) if record else None
         window = (
             parse_time_window(req.query, req.now_us, tz.key)
-            if req.query and req.mode is not Mode.WINDOW
+            if req.query and req.mode is not Mode.WINDOW and self.levers.on(Lever.PERIOD)
             else None
         )
         timer.lap("parse")
@@ -302,30 +307,42 @@ class BlockBuilder:
         if has_query:
             if embedding is None:  # the chain's first episode arrived since the turn started
                 embedding = self._queries.submit(req.query)
+            levers = self.levers
+            calibrate = (
+                scaled_to_best if levers.on(Lever.CALIBRATION) else reciprocal_rank_relevance
+            )
             norm = normalise(words_of)
-            lexical, scores = bm25(table.postings(query_terms(words_of)), snap.length)
-            lexical_relevance = scaled_to_best(scores)
-            sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
-            sets.add(table.tagged(norm), 1.0, True, Source.TAGGED)
+            lexical, lexical_relevance = np.empty(0, np.int64), np.empty(0, np.float32)
+            if levers.on(Lever.LEXICAL):
+                lexical, scores = bm25(table.postings(query_terms(words_of)), snap.length)
+                lexical_relevance = calibrate(scores)
+                sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
+            if levers.on(Lever.CONCEPTS):
+                sets.add(table.tagged(norm), 1.0, True, Source.TAGGED)
             timer.lap("text")
             query_vector = embedding.result()
             timer.lap("embed")
-            dense_ids, similarities = self._vectors.search(
-                req.chain, query_vector, SEMANTIC_CANDIDATES
-            )
-            dense_relevance = sets.add_neighbours(dense_ids, similarities)
-            # The turns next to the best matches, lexical or dense (a cheap second hop).
-            near, near_relevance = neighbours(
-                snap,
-                np.concatenate([lexical, np.searchsorted(snap.ids, dense_ids)]),
-                np.concatenate([lexical_relevance, dense_relevance]),
-            )
-            sets.add(snap.ids[near], near_relevance, True, Source.NEIGHBOUR)
+            dense_ids, dense_relevance = np.empty(0, np.int64), np.empty(0, np.float32)
+            if levers.on(Lever.DENSE):
+                dense_ids, similarities = self._vectors.search(
+                    req.chain, query_vector, SEMANTIC_CANDIDATES
+                )
+                dense_relevance = sets.add_neighbours(
+                    dense_ids, similarities, calibrated=levers.on(Lever.CALIBRATION)
+                )
+            if levers.on(Lever.NEIGHBOURS):
+                # The turns next to the best matches, lexical or dense (a cheap second hop).
+                near, near_relevance = neighbours(
+                    snap,
+                    np.concatenate([lexical, np.searchsorted(snap.ids, dense_ids)]),
+                    np.concatenate([lexical_relevance, dense_relevance]),
+                )
+                sets.add(snap.ids[near], near_relevance, True, Source.NEIGHBOUR)
             timer.lap("neighbours")
         # The map's sections need the query's embedding (to route it to concepts) and must be
         # known before packing, since what they take leaves less for the episodes.
         extras = extras_for(query_vector)
-        if extras.routed:
+        if extras.routed and self.levers.on(Lever.CONCEPTS):
             # Episodes touching the concepts the query was routed to (R2.1).
             sets.add(table.tagged_with(extras.routed), 1.0, True, Source.CONCEPT)
         overhead = self._overhead(req, extras, record, window)

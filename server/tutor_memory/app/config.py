@@ -6,6 +6,7 @@ import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
+from tutor_memory.domain.recall.levers import ALL_ON, RecallLevers
 from tutor_memory.store.postgres.database import DEFAULT_POOL_SIZE
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
@@ -62,6 +63,8 @@ class ServerConfig:
     # The file holding the master key that wraps the students' data keys; None: the
     # environment, else master.key in the data directory (store.masterkey).
     master_key_file: Path | None = None
+    # Recall's levers turned off, to measure what each adds (benchmarks only; all on by default).
+    recall_levers: RecallLevers = ALL_ON
 
     @property
     def database_path(self) -> Path:

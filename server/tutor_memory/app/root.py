@@ -194,7 +194,17 @@ def build_services(
     beliefs = BeliefKeeper(ledger, store, maps, executors)
     teacher = Teacher(ledger, maps, executors)
     sources = CachedSources(current_beliefs, maps, counter)
-    builder = BlockBuilder(store, embedder, vectors, tables, counter, executors, block_ids, sources)
+    builder = BlockBuilder(
+        store,
+        embedder,
+        vectors,
+        tables,
+        counter,
+        executors,
+        block_ids,
+        sources,
+        config.recall_levers,
+    )
     answers = AnswerTracer(ledger, store, passages, block_ids, executors)
     # Caches that are not per-chain ChainCaches, dropped when a student is erased (the vector
     # index and the recall tables are dropped by the Eraser itself).

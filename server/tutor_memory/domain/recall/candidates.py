@@ -75,6 +75,20 @@ def scaled_to_best(scores: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return (scores / best if best > 0 else np.zeros_like(scores)).astype(np.float32)
 
 
+# Reciprocal rank fusion's constant (Cormack et al. 2009; 60 as published, not tuned): the
+# uncalibrated alternative recall's calibration lever falls back to (`levers.Lever.CALIBRATION`).
+RRF_K = 60
+
+
+def reciprocal_rank_relevance(scores: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """A set's scores as relevance from their ranks alone: (RRF_K + 1) / (RRF_K + rank), rank 1
+    for the best (ties in index order), so that the best of each set counts 1 as with
+    `scaled_to_best`. Only for measuring the calibration (an ablation), never recall's policy."""
+    ranks = np.empty(len(scores), dtype=np.float64)
+    ranks[np.argsort(-scores, kind="stable")] = np.arange(1, len(scores) + 1)
+    return ((RRF_K + 1) / (RRF_K + ranks)).astype(np.float32)
+
+
 class CandidateSets:
     """The turn's candidate sets, concatenated as ranking takes them: one item per occurrence,
     with its relevance and whether its set says it matches the query (R2.2)."""
@@ -103,20 +117,29 @@ class CandidateSets:
         self._matched.append(np.full(len(ids), 1 if match else 0, dtype=np.uint8))
 
     def add_neighbours(
-        self, ids: npt.NDArray[np.int64], similarities: npt.NDArray[np.float32]
+        self,
+        ids: npt.NDArray[np.int64],
+        similarities: npt.NDArray[np.float32],
+        *,
+        calibrated: bool = True,
     ) -> npt.NDArray[np.float32]:
         """The vector index's neighbours, which match from SEMANTIC_MATCH_MIN on; returns their
         relevance: the similarity scaled so that SEMANTIC_MATCH_MIN is 0 and the query's nearest
-        neighbour is 1 (see `scaled_to_best`)."""
+        neighbour is 1 (see `scaled_to_best`). Not `calibrated` (an ablation): the matching
+        neighbours' reciprocal rank relevance instead."""
         if len(ids) == 0:
             return np.empty(0, np.float32)
         if self.found is not None:
             self.found.add(Source.DENSE, ids)
-        span = max(float(similarities.max()) - SEMANTIC_MATCH_MIN, 1e-6)
-        rel = np.clip((similarities - SEMANTIC_MATCH_MIN) / span, 0.0, 1.0)
+        matched = similarities >= SEMANTIC_MATCH_MIN
+        if calibrated:
+            span = max(float(similarities.max()) - SEMANTIC_MATCH_MIN, 1e-6)
+            rel = np.clip((similarities - SEMANTIC_MATCH_MIN) / span, 0.0, 1.0)
+        else:
+            rel = np.where(matched, reciprocal_rank_relevance(similarities), 0.0)
         self._ids.append(ids)
         self._relevance.append(rel.astype(np.float32))
-        self._matched.append((similarities >= SEMANTIC_MATCH_MIN).astype(np.uint8))
+        self._matched.append(matched.astype(np.uint8))
         return self._relevance[-1]
 
     def arrays(
