@@ -47,6 +47,10 @@ def is_narration(text: str, now_us: int, tz: str) -> bool:
     """True if `text` narrates what happened in a period of the record (a recap verb and a window
     in one sentence). Raises ValueError if `tz` is not a known IANA time zone."""
     parse_time_window("", now_us, tz)  # validate tz even when no sentence gets that far
+    # Most answers hold no recap verb at all: one look over the whole text's words settles them
+    # without cutting sentences (this runs for every answer written).
+    if not _markers().may_match(words(text)):
+        return False
     return any(
         _has_marker(sentence) and parse_time_window(sentence, now_us, tz) is not None
         for sentence in split_sentences(text, CLAUSES)
