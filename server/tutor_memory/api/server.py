@@ -73,6 +73,8 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
     credentials = _credentials(config)
     services = build_services(config, embedder=embedder)
     loaded, episodes = services.ledger.rebuild_caches()
+    # Episodes an earlier run acknowledged without their embedding are embedded in the background.
+    services.embedding.start()
     stale = services.store.count_vectors_of_other_models(services.embedder.model_id)
     if stale:
         log.warning(

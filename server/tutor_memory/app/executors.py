@@ -32,6 +32,10 @@ TEXT_THREADS = 2
 # Threads that read course files and build their concepts: a file can take seconds, and must
 # not hold up the embedding every episode write needs.
 FILE_THREADS = 1
+# The thread that derives the recall facts of batch imports (stemming, token counts, narration):
+# Python work that holds the GIL, so one thread is all it can use, and apart from the embed pool
+# so that single writes never queue behind an import's chunk.
+INGEST_THREADS = 1
 # The thread that embeds a block's query while the block's own thread searches the text
 # (onnxruntime releases the GIL, so the two overlap instead of adding up).
 QUERY_EMBED_THREADS = 1
@@ -48,6 +52,7 @@ class Executors:
         self.query_embed = ThreadPoolExecutor(QUERY_EMBED_THREADS, thread_name_prefix="query")
         self.text = ThreadPoolExecutor(TEXT_THREADS, thread_name_prefix="text")
         self.files = ThreadPoolExecutor(FILE_THREADS, thread_name_prefix="files")
+        self.ingest = ThreadPoolExecutor(INGEST_THREADS, thread_name_prefix="ingest")
 
     async def run(
         self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
@@ -57,6 +62,14 @@ class Executors:
 
     def shutdown(self) -> None:
         """Waits for the work already handed out, then stops every pool (writes last)."""
-        pools = (self.files, self.text, self.blocks, self.query_embed, self.embed, self.readers)
+        pools = (
+            self.files,
+            self.text,
+            self.blocks,
+            self.query_embed,
+            self.embed,
+            self.ingest,
+            self.readers,
+        )
         for pool in (*pools, self.writer):
             pool.shutdown(wait=True)

@@ -1,9 +1,11 @@
-"""The episode log's write path, shared by every use case that writes: embed, commit, then bring
-the in-memory caches (vector index, recall tables) up to date and report the change.
+"""The episode log's write path, shared by every use case that writes: embed (or leave the
+embedding to the queue), commit, then bring the in-memory caches (vector index, recall tables) up
+to date and report the change.
 
 Embedding runs on the embed pool (onnxruntime releases the GIL), every write on the one writer
 thread (SQLite allows one writer; one thread also keeps each chain's links in order). A write is
-acknowledged only after its transaction committed; the caches follow the commit.
+acknowledged only after its transaction committed; the caches follow the commit. A batch import
+commits without embeddings, and the embedding queue (app/embedding_queue.py) adds them after.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TypeVar
 import numpy as np
 
 from tutor_memory.app.changes import Change, ChangeHub
+from tutor_memory.app.embedding_queue import EmbeddingQueue
 from tutor_memory.app.executors import Executors
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
@@ -76,8 +79,10 @@ class Ledger:
         counter: TokenCounter,
         executors: Executors,
         changes: ChangeHub,
+        queue: EmbeddingQueue,
     ) -> None:
         self._store = store
+        self._queue = queue
         self._embedder = embedder
         self._vectors = vectors
         self._tables = tables
@@ -126,17 +131,29 @@ class Ledger:
 
     # -- writes --------------------------------------------------------------------------------
 
-    def prepare(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
-        """Embeds the episodes and derives their recall facts (blocking: on an embed thread)."""
-        vectors = self._embedder.embed([ep.embedding_text() for ep in episodes])
+    def prepare(self, episodes: Sequence[NewEpisode], *, embed: bool = True) -> PreparedBatch:
+        """Derives the episodes' recall facts and, if `embed`, embeds them (blocking: on an
+        embed thread). Without `embed` the embedding queue embeds them after the commit."""
+        vectors = self._embedder.embed([ep.embedding_text() for ep in episodes]) if embed else None
         facts = recall_facts(episodes, self._counter)
         return PreparedBatch(
-            [PreparedEpisode(ep, vectors[i], facts[i]) for i, ep in enumerate(episodes)],
+            [
+                PreparedEpisode(ep, None if vectors is None else vectors[i], facts[i])
+                for i, ep in enumerate(episodes)
+            ],
             facts,
         )
 
     async def embed(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
         return await self._executors.run(self._executors.embed, self.prepare, episodes)
+
+    async def prepare_unembedded(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
+        """As `embed`, but leaves the embedding to the queue: for batch imports, whose pace the
+        embedder must not set. Runs on the ingest thread, apart from the embed pool that single
+        writes wait on."""
+        return await self._executors.run(
+            self._executors.ingest, lambda: self.prepare(episodes, embed=False)
+        )
 
     async def write(
         self, prepared: PreparedBatch, *, deadline: float | None = None
@@ -207,12 +224,23 @@ class Ledger:
         for i, outcome in enumerate(outcomes):
             if outcome.status is AppendStatus.INSERTED:
                 by_chain.setdefault(outcome.episode.chain, []).append(i)
+        later: list[tuple[ChainKey, int, str]] = []
         for chain, rows in by_chain.items():
-            ids = np.asarray([outcomes[i].episode.episode_id for i in rows], dtype=np.int64)
-            self._vectors.add(chain, ids, np.stack([prepared.items[i].vector for i in rows]))
+            embedded = [i for i in rows if prepared.items[i].vector is not None]
+            if embedded:
+                ids = np.asarray([outcomes[i].episode.episode_id for i in embedded], np.int64)
+                vectors = [prepared.items[i].vector for i in embedded]
+                self._vectors.add(chain, ids, np.stack(vectors))  # type: ignore[arg-type]
             self._tables.add(
                 chain, (recall_row(outcomes[i].episode, prepared.facts[i]) for i in rows)
             )
+            later += [
+                (chain, outcomes[i].episode.episode_id, prepared.items[i].episode.embedding_text())
+                for i in rows
+                if prepared.items[i].vector is None
+            ]
+        # After the tables: an episode is searchable by its words before its vector is queued.
+        self._queue.enqueue(later)
 
     async def append(self, episode: NewEpisode, *, deadline: float | None = None) -> AppendOutcome:
         prepared = await self.embed([episode])

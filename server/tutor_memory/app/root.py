@@ -17,6 +17,7 @@ from tutor_memory.app.blocks import BlockBuilder, Blocks
 from tutor_memory.app.caches import ChainCache
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.config import ServerConfig
+from tutor_memory.app.embedding_queue import EmbeddingQueue
 from tutor_memory.app.episodes import Episodes
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.files import FileIngest, passage_cache
@@ -79,9 +80,13 @@ class Services:
     changes: ChangeHub
     key: ServerKey
     ledger: Ledger
+    embedding: EmbeddingQueue
 
     def close(self) -> None:
-        """Waits for the work handed to the pools, then closes the store."""
+        """Stops the embedding queue (what it still holds is in the store without a vector and
+        is embedded at the next start), waits for the work handed to the pools, then closes the
+        store."""
+        self.embedding.stop()
         self.executors.shutdown()
         self.store.close()
 
@@ -105,7 +110,8 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
     changes = ChangeHub()
     vectors = VectorIndex(embedder.dim)
     tables = RecallTables()
-    ledger = Ledger(store, embedder, vectors, tables, counter, executors, changes)
+    embedding = EmbeddingQueue(store, embedder, executors, vectors.add)
+    ledger = Ledger(store, embedder, vectors, tables, counter, executors, changes, embedding)
 
     maps = MapCache(store, embedder)
     current_beliefs: ChainCache[list[BeliefRow]] = ChainCache(store.current_beliefs)
@@ -149,4 +155,5 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
         changes=changes,
         key=key,
         ledger=ledger,
+        embedding=embedding,
     )

@@ -37,10 +37,11 @@ from tutor_memory.domain.records import (
 
 @dataclass(frozen=True, slots=True)
 class PreparedEpisode:
-    """A validated episode with its embedding, ready for one transaction."""
+    """A validated episode, with its embedding or without (then computed after the commit, by
+    the embedding queue of app/embedding_queue.py), ready for one transaction."""
 
     episode: NewEpisode
-    vector: npt.NDArray[np.float32]
+    vector: npt.NDArray[np.float32] | None
     # What recall derives from it (stored beside it, in the same transaction).
     facts: RecallFacts
 
@@ -73,8 +74,8 @@ class EpisodeWrites(Protocol):
     def append(
         self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
     ) -> list[AppendOutcome]:
-        """Writes every item: each row, its chain link, its full-text entry and its embedding.
-        Returns one outcome per item, in order."""
+        """Writes every item: each row, its chain link, its recall facts and its embedding when
+        it has one. Returns one outcome per item, in order."""
         ...
 
     def annotate(
@@ -135,7 +136,16 @@ class NightlyWrites(Protocol):
     ) -> None: ...
 
 
-class StoreWriter(EpisodeWrites, FileWrites, BeliefWrites, NightlyWrites, Protocol):
+class VectorWrites(Protocol):
+    def save_vectors(
+        self, model_id: str, rows: Sequence[tuple[int, npt.NDArray[np.float32]]]
+    ) -> None:
+        """Stores the embeddings (episode id, vector) of episodes committed without one; an
+        episode that has an embedding already keeps it."""
+        ...
+
+
+class StoreWriter(EpisodeWrites, FileWrites, BeliefWrites, NightlyWrites, VectorWrites, Protocol):
     """Writes inside one transaction (`Store.writing()`): all of them commit, or none."""
 
 
@@ -186,9 +196,33 @@ class EpisodeReads(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Unembedded:
+    """An episode stored without an embedding: committed before its vector was computed."""
+
+    chain: ChainKey
+    episode_id: int
+    # What is embedded of it (`domain.episodes.embedding_text`).
+    text: str
+
+
 class VectorReads(Protocol):
     def iter_vectors(self, model_id: str) -> Iterator[ChainVectors]:
         """Every stored embedding made by `model_id`, one chain at a time."""
+        ...
+
+    def last_episode_id(self) -> int:
+        """The highest episode id stored (0 when there is none)."""
+        ...
+
+    def unembedded(self, *, after_id: int, up_to_id: int, limit: int) -> list[Unembedded]:
+        """Up to `limit` episodes with ids in (after_id, up_to_id] that have no stored embedding,
+        by ascending id."""
+        ...
+
+    def unembedded_counts(self, up_to_id: int) -> dict[ChainKey, int]:
+        """How many episodes up to `up_to_id` have no stored embedding, per chain (chains with
+        none left out)."""
         ...
 
     def count_vectors_of_other_models(self, model_id: str) -> int: ...

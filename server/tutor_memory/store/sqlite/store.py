@@ -27,6 +27,7 @@ from tutor_memory.domain.episodes import (
     Outcome,
     Quiz,
     StoredEpisode,
+    embedding_text,
 )
 from tutor_memory.domain.errors import NotFound
 from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, stems_from_text
@@ -41,7 +42,13 @@ from tutor_memory.domain.records import (
     NightlyState,
     StoredPassage,
 )
-from tutor_memory.store.protocols import Annotation, AppendOutcome, AppendStatus, PreparedEpisode
+from tutor_memory.store.protocols import (
+    Annotation,
+    AppendOutcome,
+    AppendStatus,
+    PreparedEpisode,
+    Unembedded,
+)
 from tutor_memory.store.sqlite import side_rows as side
 from tutor_memory.store.sqlite.migrate import migrate
 
@@ -250,12 +257,13 @@ class SqliteStore:
             last_seq, prev_hash = heads[chain_id]
             stored = self._insert(conn, chain_id, item, last_seq + 1, prev_hash, recorded_at_us)
             heads[chain_id] = (stored.seq, stored.hash)
-            vector = np.ascontiguousarray(item.vector, dtype=np.float32)
-            conn.execute(
-                "INSERT INTO episode_vectors (episode_id, chain_id, model, vector) "
-                "VALUES (?, ?, ?, ?)",
-                (stored.episode_id, chain_id, model_id, vector.tobytes()),
-            )
+            if item.vector is not None:
+                vector = np.ascontiguousarray(item.vector, dtype=np.float32)
+                conn.execute(
+                    "INSERT INTO episode_vectors (episode_id, chain_id, model, vector) "
+                    "VALUES (?, ?, ?, ?)",
+                    (stored.episode_id, chain_id, model_id, vector.tobytes()),
+                )
             outcomes.append(AppendOutcome(AppendStatus.INSERTED, stored))
         return outcomes, new_chains
 
@@ -448,6 +456,42 @@ class SqliteStore:
             yield ChainVectors(
                 ChainKey(tenant, student, subject), ids, vectors.reshape(len(rows), -1).copy()
             )
+
+    def last_episode_id(self) -> int:
+        row = self._reader().execute("SELECT max(episode_id) FROM episodes").fetchone()
+        return int(row[0] or 0)
+
+    def unembedded(self, *, after_id: int, up_to_id: int, limit: int) -> list[Unembedded]:
+        rows = (
+            self._reader()
+            .execute(
+                "SELECT e.episode_id, c.tenant, c.student, c.subject, e.summary, e.text "
+                f"FROM {_EPISODE_FROM} WHERE e.episode_id > ? AND e.episode_id <= ? "
+                "AND NOT EXISTS "
+                "(SELECT 1 FROM episode_vectors v WHERE v.episode_id = e.episode_id) "
+                "ORDER BY e.episode_id LIMIT ?",
+                (after_id, up_to_id, limit),
+            )
+            .fetchall()
+        )
+        return [
+            Unembedded(ChainKey(r[1], r[2], r[3]), int(r[0]), embedding_text(r[4], r[5]))
+            for r in rows
+        ]
+
+    def unembedded_counts(self, up_to_id: int) -> dict[ChainKey, int]:
+        rows = (
+            self._reader()
+            .execute(
+                "SELECT c.tenant, c.student, c.subject, count(*) FROM "
+                f"{_EPISODE_FROM} WHERE e.episode_id <= ? AND NOT EXISTS "
+                "(SELECT 1 FROM episode_vectors v WHERE v.episode_id = e.episode_id) "
+                "GROUP BY e.chain_id",
+                (up_to_id,),
+            )
+            .fetchall()
+        )
+        return {ChainKey(r[0], r[1], r[2]): int(r[3]) for r in rows}
 
     def count_vectors_of_other_models(self, model_id: str) -> int:
         row = (
@@ -704,6 +748,18 @@ class SqliteWriter:
 
     def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
         return side.current_beliefs(self._conn, self._chain(chain))
+
+    def save_vectors(
+        self, model_id: str, rows: Sequence[tuple[int, npt.NDArray[np.float32]]]
+    ) -> None:
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO episode_vectors (episode_id, chain_id, model, vector) "
+            "SELECT episode_id, chain_id, ?, ? FROM episodes WHERE episode_id = ?",
+            (
+                (model_id, np.ascontiguousarray(v, dtype=np.float32).tobytes(), episode_id)
+                for episode_id, v in rows
+            ),
+        )
 
     def save_recall_facts(self, chain: ChainKey, facts: Sequence[tuple[int, RecallFacts]]) -> None:
         chain_id = self._chain(chain)
