@@ -9,10 +9,11 @@ through a context variable (`current_caller`), set for the duration of the call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -26,6 +27,7 @@ log = logging.getLogger("tutor_memory.rpc")
 _CALLER: contextvars.ContextVar[Caller] = contextvars.ContextVar("caller")
 
 Behaviour = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
+StreamBehaviour = Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]]
 
 
 def current_caller() -> Caller:
@@ -70,43 +72,64 @@ class CallGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
-        raise TypeError(f"{rpc}: only unary and client-streaming methods are served")
+        if handler.stream_stream is not None:
+            return grpc.stream_stream_rpc_method_handler(
+                self._guard_stream(rpc, handler.stream_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        raise TypeError(f"{rpc}: only unary, client-streaming and bidirectional methods are served")
 
     def _guard(self, rpc: str, behaviour: Behaviour) -> Behaviour:
         async def guarded(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            started = time.perf_counter()
-            code = grpc.StatusCode.OK
-            caller: Caller | None = None
-            try:
-                caller = self._tokens.authenticate(context.invocation_metadata() or ())
-                token = _CALLER.set(caller)
-                try:
-                    return await behaviour(request, context)
-                finally:
-                    _CALLER.reset(token)
-            except TutorMemoryError as exc:
-                code = status_of(exc)
-                await context.abort(code, detail_of(exc))
-                raise  # unreachable: abort raises
-            except asyncio.CancelledError:
-                code = grpc.StatusCode.CANCELLED
-                raise
-            except grpc.aio.AbortError:
-                raise
-            except Exception:
-                code = grpc.StatusCode.INTERNAL
-                log.exception("internal error", extra={"rpc": rpc})
-                await context.abort(code, "internal error; the server log has the details")
-                raise
-            finally:
-                log.info(
-                    "rpc",
-                    extra={
-                        "rpc": rpc,
-                        "code": code.name,
-                        "tenant": caller.tenant if caller else None,
-                        "ms": round((time.perf_counter() - started) * 1000, 3),
-                    },
-                )
+            async with self._gate(rpc, context):
+                return await behaviour(request, context)
 
         return guarded
+
+    def _guard_stream(self, rpc: str, behaviour: StreamBehaviour) -> StreamBehaviour:
+        async def guarded(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            async with self._gate(rpc, context):
+                async for reply in behaviour(request, context):
+                    yield reply
+
+        return guarded
+
+    @contextlib.asynccontextmanager
+    async def _gate(self, rpc: str, context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+        """Authenticates the caller for the body, maps what it raises to a status, and logs the
+        call's one line."""
+        started = time.perf_counter()
+        code = grpc.StatusCode.OK
+        caller: Caller | None = None
+        try:
+            caller = self._tokens.authenticate(context.invocation_metadata() or ())
+            token = _CALLER.set(caller)
+            try:
+                yield
+            finally:
+                _CALLER.reset(token)
+        except TutorMemoryError as exc:
+            code = status_of(exc)
+            await context.abort(code, detail_of(exc))
+            raise  # unreachable: abort raises
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except grpc.aio.AbortError:
+            raise
+        except Exception:
+            code = grpc.StatusCode.INTERNAL
+            log.exception("internal error", extra={"rpc": rpc})
+            await context.abort(code, "internal error; the server log has the details")
+            raise
+        finally:
+            log.info(
+                "rpc",
+                extra={
+                    "rpc": rpc,
+                    "code": code.name,
+                    "tenant": caller.tenant if caller else None,
+                    "ms": round((time.perf_counter() - started) * 1000, 3),
+                },
+            )

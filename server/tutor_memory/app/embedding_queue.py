@@ -41,6 +41,11 @@ EMBED_QUEUE_BATCH = 64
 EMBED_QUEUE_WORKERS = 2
 # Episodes read at a time from the store's backlog of episodes without an embedding.
 BACKLOG_PAGE = 1_024
+# The most episodes an import may leave waiting for their embedding: past it, imports wait for the
+# queue (back-pressure), so the lag of the vector index is bounded under sustained load: at the
+# measured catch-up rate (bench/results/ingest.md) it is about a minute of embedding, and the texts
+# held in memory stay in the tens of megabytes.
+MAX_VECTOR_LAG = 50_000
 # Pause before reading the backlog again after a read failed (a store briefly unreachable).
 BACKLOG_RETRY_SECONDS = 1.0
 
@@ -133,6 +138,11 @@ class EmbeddingQueue:
             if self._items:
                 return time.monotonic() - self._items[0].queued_at
             return 0.0
+
+    def wait_below(self, limit: int, timeout: float | None = None) -> bool:
+        """Blocks until fewer than `limit` episodes are pending; False if `timeout` passed."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._total < limit, timeout)
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Blocks until nothing is pending (tests, benchmarks); False if `timeout` passed first."""

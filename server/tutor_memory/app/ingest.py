@@ -128,6 +128,7 @@ class BatchIngest:
             nonlocal writing, rejected
             indices, task = preparing.popleft()
             prepared = await task
+            await self._ledger.vector_lag_room()
             if writing is not None:
                 await writing
             early, rejected = rejected, []

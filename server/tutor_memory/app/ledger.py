@@ -18,7 +18,7 @@ from typing import TypeVar
 import numpy as np
 
 from tutor_memory.app.changes import Change, ChangeHub
-from tutor_memory.app.embedding_queue import EmbeddingQueue
+from tutor_memory.app.embedding_queue import MAX_VECTOR_LAG, EmbeddingQueue
 from tutor_memory.app.executors import Executors
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
@@ -43,6 +43,10 @@ from tutor_memory.store.protocols import (
 )
 
 T = TypeVar("T")
+
+# How often an import held back by the vector lag looks again (a wait on the queue's condition,
+# bounded so that a cancelled import stops waiting soon).
+LAG_POLL_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +150,12 @@ class Ledger:
 
     async def embed(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
         return await self._executors.run(self._executors.embed, self.prepare, episodes)
+
+    async def vector_lag_room(self) -> None:
+        """Waits while the embedding queue holds `MAX_VECTOR_LAG` episodes or more: an import
+        may run ahead of the embedder, but only so far."""
+        while self._queue.pending() >= MAX_VECTOR_LAG:
+            await asyncio.to_thread(self._queue.wait_below, MAX_VECTOR_LAG, LAG_POLL_SECONDS)
 
     async def prepare_unembedded(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
         """As `embed`, but leaves the embedding to the queue: for batch imports, whose pace the
