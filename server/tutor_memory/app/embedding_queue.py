@@ -18,6 +18,7 @@ The lag (episodes committed but not yet searchable by meaning) is read with `pen
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections import deque
@@ -39,6 +40,10 @@ log = logging.getLogger("tutor_memory.embedding_queue")
 EMBED_QUEUE_BATCH = 64
 # Workers embedding at once: each onnxruntime call uses one core, and the machine has two.
 EMBED_QUEUE_WORKERS = 2
+# Scheduling niceness of the workers' threads (Linux: per thread): the queue works with what CPU the
+# acknowledgements, appends and blocks leave, instead of taking its share of two cores from them;
+# it catches up once an import ends. 10 of 19 still runs it at a tenth of a busy core's time.
+EMBED_QUEUE_NICENESS = 10
 # Episodes read at a time from the store's backlog of episodes without an embedding.
 BACKLOG_PAGE = 1_024
 # The most episodes an import may leave waiting for their embedding: past it, imports wait for the
@@ -233,6 +238,7 @@ class EmbeddingQueue:
         return []
 
     def _run(self, counts_backlog: bool) -> None:
+        _lower_priority(EMBED_QUEUE_NICENESS)
         if counts_backlog:
             self._count_backlog()
         while True:
@@ -267,8 +273,9 @@ class EmbeddingQueue:
             with self._store.writing() as w:
                 w.save_vectors(model_id, rows)
 
-        # On the writer thread, like every write: one short transaction between two others.
-        self._executors.writer.submit(save).result()
+        # On the writer thread, like every write, in the bulk lane: a write a caller waits on
+        # goes first.
+        self._executors.bulk_writer.submit(save).result()
         by_chain: dict[ChainKey, list[int]] = {}
         for i, item in enumerate(batch):
             by_chain.setdefault(item.chain, []).append(i)
@@ -277,3 +284,12 @@ class EmbeddingQueue:
             self._index(chain, ids, vectors[rows_of_chain])
         with self._cond:
             self._embedded += len(batch)
+
+
+def _lower_priority(niceness: int) -> None:
+    """Lowers the calling thread's scheduling priority where the system allows it per thread
+    (Linux); elsewhere the queue runs at normal priority."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
+    except (AttributeError, OSError):
+        log.debug("cannot lower the embedding queue's priority here")

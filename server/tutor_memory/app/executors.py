@@ -9,15 +9,14 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
+
+from tutor_memory.app.writer_thread import WriterThread
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-# The one writer: SQLite allows one writer at a time, and one thread also keeps each chain's
-# links in the order the writes were acknowledged.
-WRITER_THREADS = 1
 # Threads that read the store at once (ListEpisodes, VerifyChain, reports); SQLite in WAL mode
 # lets readers run beside the writer.
 READER_THREADS = 4
@@ -45,7 +44,11 @@ class Executors:
     """The server's pools. `run` hands a blocking call to one of them from the event loop."""
 
     def __init__(self) -> None:
-        self.writer = ThreadPoolExecutor(WRITER_THREADS, thread_name_prefix="writer")
+        self._writer = WriterThread()
+        # Writes a caller waits on, and bulk writes (import chunks, queued vectors) that give
+        # way to them: both run on the one writer thread (app/writer_thread.py).
+        self.writer: Executor = self._writer.urgent
+        self.bulk_writer: Executor = self._writer.bulk
         self.readers = ThreadPoolExecutor(READER_THREADS, thread_name_prefix="reader")
         self.embed = ThreadPoolExecutor(EMBED_THREADS, thread_name_prefix="embed")
         self.blocks = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
@@ -54,9 +57,7 @@ class Executors:
         self.files = ThreadPoolExecutor(FILE_THREADS, thread_name_prefix="files")
         self.ingest = ThreadPoolExecutor(INGEST_THREADS, thread_name_prefix="ingest")
 
-    async def run(
-        self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
-    ) -> T:
+    async def run(self, pool: Executor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
         return await asyncio.get_running_loop().run_in_executor(pool, call)
 
@@ -71,5 +72,6 @@ class Executors:
             self.ingest,
             self.readers,
         )
-        for pool in (*pools, self.writer):
+        for pool in pools:
             pool.shutdown(wait=True)
+        self._writer.shutdown()

@@ -24,9 +24,10 @@ from tutor_memory.domain.errors import ResourceExhausted
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus
 
 # Items of one stream committed together (and acknowledged together by ImportEpisodes). Large
-# enough to amortise a transaction, small enough that one commit holds the single writer thread for
-# only ~10-20 ms, so that an AppendEpisode arriving meanwhile waits at most that long.
-INGEST_CHUNK = 256
+# enough to amortise a transaction (a few statements and one fsync), small enough that one commit
+# holds the writer thread for only a few milliseconds (tens on a busy machine): an AppendEpisode
+# waits at most for the chunk being written (bulk writes give way: app/writer_thread.py).
+INGEST_CHUNK = 128
 # Chunks of one stream prepared ahead of the one being written: one is prepared while the one
 # before it commits; more would only hold memory, since preparing uses one thread.
 CHUNKS_IN_FLIGHT = 2
@@ -115,7 +116,7 @@ class BatchIngest:
         async def write(
             indices: list[int], prepared: PreparedBatch, early: list[ItemResult]
         ) -> None:
-            outcomes = await self._ledger.write(prepared, deadline=deadline)
+            outcomes = await self._ledger.write(prepared, deadline=deadline, bulk=True)
             checked.update(
                 o.episode.chain
                 for o in outcomes

@@ -166,10 +166,13 @@ class Ledger:
         )
 
     async def write(
-        self, prepared: PreparedBatch, *, deadline: float | None = None
+        self, prepared: PreparedBatch, *, deadline: float | None = None, bulk: bool = False
     ) -> list[AppendOutcome]:
-        """Commits the items in one transaction, then adds them to the caches."""
-        outcomes, _ = await self.write_with(prepared, lambda _w, _outcomes: None, deadline=deadline)
+        """Commits the items in one transaction, then adds them to the caches. `bulk` writes
+        (an import's chunks) give way to the writes a caller waits on."""
+        outcomes, _ = await self.write_with(
+            prepared, lambda _w, _outcomes: None, deadline=deadline, bulk=bulk
+        )
         return outcomes
 
     async def write_with(
@@ -180,6 +183,7 @@ class Ledger:
         also: Change = Change.NOTHING,
         guard: Callable[[StoreWriter], None] | None = None,
         deadline: float | None = None,
+        bulk: bool = False,
     ) -> tuple[list[AppendOutcome], T]:
         """Commits the items and whatever `then` writes beside them (a file version, a belief)
         in ONE transaction, on the writer thread; `then` sees the outcomes, so it can refer to
@@ -211,7 +215,8 @@ class Ledger:
                     self._changes.changed(chain, what)
             return outcomes, result
 
-        return await self._executors.run(self._executors.writer, commit)
+        lane = self._executors.bulk_writer if bulk else self._executors.writer
+        return await self._executors.run(lane, commit)
 
     async def in_transaction(
         self, chain: ChainKey, changes: Change, fn: Callable[[StoreWriter], T]

@@ -39,6 +39,8 @@ _COLUMNS: tuple[tuple[str, type[np.generic]], ...] = (
 )
 # A stem's posting list starts this small and doubles when full.
 INITIAL_POSTINGS = 4
+# The highest count a posting holds (its uint16 column); higher counts are held as this.
+MAX_TERM_COUNT = int(np.iinfo(np.uint16).max)
 
 
 class _Postings:
@@ -60,7 +62,7 @@ class _Postings:
             tfs[: self.count] = self.tfs
             self.positions, self.tfs = positions, tfs
         self.positions[self.count] = position
-        self.tfs[self.count] = min(tf, np.iinfo(np.uint16).max)
+        self.tfs[self.count] = tf if tf < MAX_TERM_COUNT else MAX_TERM_COUNT
         self.count += 1
 
 

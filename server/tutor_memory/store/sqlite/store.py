@@ -6,7 +6,6 @@ a kill -9, and the service acknowledges a write only after its transaction commi
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 import threading
@@ -82,24 +81,83 @@ def _from_i64(value: int) -> int:
     return value + (1 << 64) if value < 0 else value
 
 
-def _insert_facts(
-    conn: sqlite3.Connection, episode_id: int, chain_id: int, facts: RecallFacts
-) -> None:
-    conn.execute(
-        "INSERT INTO recall_facts (episode_id, chain_id, version, dup_key, tokens, flagged, "
-        "language, stems) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET "
-        "version = excluded.version, dup_key = excluded.dup_key, tokens = excluded.tokens, "
-        "flagged = excluded.flagged, language = excluded.language, stems = excluded.stems",
-        (
-            episode_id,
-            chain_id,
-            FACTS_VERSION,
-            _to_i64(facts.dup_key),
-            facts.tokens,
-            int(facts.flagged),
-            facts.language,
-            facts.stems_text(),
-        ),
+_INSERT_FACTS = (
+    "INSERT INTO recall_facts (episode_id, chain_id, version, dup_key, tokens, flagged, "
+    "language, stems) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET "
+    "version = excluded.version, dup_key = excluded.dup_key, tokens = excluded.tokens, "
+    "flagged = excluded.flagged, language = excluded.language, stems = excluded.stems"
+)
+
+
+def _facts_row(episode_id: int, chain_id: int, facts: RecallFacts) -> tuple[object, ...]:
+    return (
+        episode_id,
+        chain_id,
+        FACTS_VERSION,
+        _to_i64(facts.dup_key),
+        facts.tokens,
+        int(facts.flagged),
+        facts.language,
+        facts.stems_text(),
+    )
+
+
+def _json_list(values: Sequence[object]) -> str:
+    """A JSON array as stored; most episodes have no concepts and no evidence."""
+    return json.dumps(list(values), ensure_ascii=False) if values else "[]"
+
+
+def _stored(
+    episode_id: int, item: PreparedEpisode, seq: int, prev_hash: bytes, recorded_at_us: int
+) -> StoredEpisode:
+    """The row as it will be stored, its hash linked to `prev_hash` (the id is not hashed)."""
+    ep = item.episode
+
+    def row(episode_id: int, digest: bytes) -> StoredEpisode:
+        return StoredEpisode(
+            episode_id=episode_id,
+            chain=ep.chain,
+            seq=seq,
+            kind=ep.kind,
+            summary=ep.summary,
+            text=ep.text,
+            concepts=ep.concepts,
+            salience=ep.salience,
+            occurred_at_us=ep.occurred_at_us,
+            recorded_at_us=recorded_at_us,
+            evidence=ep.evidence,
+            check=ep.check,
+            quiz=ep.quiz,
+            client_key=ep.client_key,
+            prev_hash=prev_hash,
+            hash=digest,
+        )
+
+    return row(episode_id, recompute(row(0, b""), prev_hash))
+
+
+def _episode_row(ep: StoredEpisode, chain_id: int) -> tuple[object, ...]:
+    check, quiz = ep.check, ep.quiz
+    return (
+        ep.episode_id,
+        chain_id,
+        ep.seq,
+        ep.kind.value,
+        ep.summary,
+        ep.text,
+        _json_list(ep.concepts),
+        ep.salience,
+        ep.occurred_at_us,
+        ep.recorded_at_us,
+        _json_list([[e.file_id, e.page, e.file_fingerprint] for e in ep.evidence]),
+        check.outcome.value if check else "",
+        check.topic if check else "",
+        check.predicted_mastery if check else None,
+        quiz.correct if quiz else 0,
+        quiz.total if quiz else 0,
+        ep.client_key,
+        ep.prev_hash,
+        ep.hash,
     )
 
 
@@ -224,30 +282,44 @@ class SqliteStore:
         recorded_at_us: int,
         known_new: dict[ChainKey, int],
     ) -> tuple[list[AppendOutcome], dict[ChainKey, int]]:
-        heads: dict[int, tuple[int, bytes]] = {}
+        """The rows of every item are built first and written with one statement per table:
+        an import's chunk costs a few statements, not three per episode. Episode ids are given
+        here, from the table's highest (this transaction holds the only write lock)."""
         new_chains: dict[ChainKey, int] = dict(known_new)
-        outcomes: list[AppendOutcome] = []
+        chain_ids: list[int] = []
         for item in items:
-            ep = item.episode
-            chain_id = new_chains.get(ep.chain) or self._chain_id(conn, ep.chain, create=True)
+            chain = item.episode.chain
+            chain_id = new_chains.get(chain) or self._chain_id(conn, chain, create=True)
             assert chain_id is not None
-            if ep.chain not in self._chain_ids:
-                new_chains[ep.chain] = chain_id
-            if ep.client_key:
-                existing = self._by_client_key(conn, chain_id, ep.client_key)
-                if existing is not None:
-                    if ep.same_content(existing):
-                        outcomes.append(AppendOutcome(AppendStatus.DUPLICATE, existing))
-                    else:
-                        outcomes.append(
-                            AppendOutcome(
-                                AppendStatus.CONFLICT,
-                                existing,
-                                f"client_key: {ep.client_key!r} is already stored with different "
-                                f"content (episode {existing.episode_id})",
-                            )
+            if chain not in self._chain_ids:
+                new_chains[chain] = chain_id
+            chain_ids.append(chain_id)
+        # Stored episodes by (chain, client key): those stored before, and those of this call.
+        keyed = self._by_client_keys(conn, chain_ids, items)
+        heads: dict[int, tuple[int, bytes]] = {}
+        (next_id,) = conn.execute(
+            "SELECT coalesce(max(episode_id), 0) + 1 FROM episodes"
+        ).fetchone()
+        episode_rows: list[tuple[object, ...]] = []
+        fact_rows: list[tuple[object, ...]] = []
+        vector_rows: list[tuple[object, ...]] = []
+        outcomes: list[AppendOutcome] = []
+        for item, chain_id in zip(items, chain_ids, strict=True):
+            ep = item.episode
+            existing = keyed.get((chain_id, ep.client_key)) if ep.client_key else None
+            if existing is not None:
+                if ep.same_content(existing):
+                    outcomes.append(AppendOutcome(AppendStatus.DUPLICATE, existing))
+                else:
+                    outcomes.append(
+                        AppendOutcome(
+                            AppendStatus.CONFLICT,
+                            existing,
+                            f"client_key: {ep.client_key!r} is already stored with different "
+                            f"content (episode {existing.episode_id})",
                         )
-                    continue
+                    )
+                continue
             if chain_id not in heads:
                 row = conn.execute(
                     "SELECT seq, hash FROM episodes WHERE chain_id = ? ORDER BY seq DESC LIMIT 1",
@@ -255,93 +327,55 @@ class SqliteStore:
                 ).fetchone()
                 heads[chain_id] = (0, GENESIS_HASH) if row is None else (row[0], row[1])
             last_seq, prev_hash = heads[chain_id]
-            stored = self._insert(conn, chain_id, item, last_seq + 1, prev_hash, recorded_at_us)
+            stored = _stored(next_id, item, last_seq + 1, prev_hash, recorded_at_us)
+            next_id += 1
             heads[chain_id] = (stored.seq, stored.hash)
+            episode_rows.append(_episode_row(stored, chain_id))
+            fact_rows.append(_facts_row(stored.episode_id, chain_id, item.facts))
             if item.vector is not None:
                 vector = np.ascontiguousarray(item.vector, dtype=np.float32)
-                conn.execute(
-                    "INSERT INTO episode_vectors (episode_id, chain_id, model, vector) "
-                    "VALUES (?, ?, ?, ?)",
-                    (stored.episode_id, chain_id, model_id, vector.tobytes()),
-                )
+                vector_rows.append((stored.episode_id, chain_id, model_id, vector.tobytes()))
+            if ep.client_key:
+                keyed[(chain_id, ep.client_key)] = stored
             outcomes.append(AppendOutcome(AppendStatus.INSERTED, stored))
+        conn.executemany(
+            "INSERT INTO episodes (episode_id, chain_id, seq, kind, summary, text, concepts, "
+            "salience, occurred_at, recorded_at, evidence, check_outcome, check_topic, "
+            "predicted_mastery, quiz_correct, quiz_total, client_key, prev_hash, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            episode_rows,
+        )
+        conn.executemany(_INSERT_FACTS, fact_rows)
+        if vector_rows:
+            conn.executemany(
+                "INSERT INTO episode_vectors (episode_id, chain_id, model, vector) "
+                "VALUES (?, ?, ?, ?)",
+                vector_rows,
+            )
         return outcomes, new_chains
 
-    def _insert(
-        self,
-        conn: sqlite3.Connection,
-        chain_id: int,
-        item: PreparedEpisode,
-        seq: int,
-        prev_hash: bytes,
-        recorded_at_us: int,
-    ) -> StoredEpisode:
-        ep = item.episode
-        # The row as it will be stored; its id comes from the insert and is not hashed.
-        unsaved = StoredEpisode(
-            episode_id=0,
-            chain=ep.chain,
-            seq=seq,
-            kind=ep.kind,
-            summary=ep.summary,
-            text=ep.text,
-            concepts=ep.concepts,
-            salience=ep.salience,
-            occurred_at_us=ep.occurred_at_us,
-            recorded_at_us=recorded_at_us,
-            evidence=ep.evidence,
-            check=ep.check,
-            quiz=ep.quiz,
-            client_key=ep.client_key,
-            prev_hash=prev_hash,
-            hash=b"",
-        )
-        digest = recompute(unsaved, prev_hash)
-        check, quiz = ep.check, ep.quiz
-        cur = conn.execute(
-            "INSERT INTO episodes (chain_id, seq, kind, summary, text, concepts, salience, "
-            "occurred_at, recorded_at, evidence, check_outcome, check_topic, predicted_mastery, "
-            "quiz_correct, quiz_total, client_key, prev_hash, hash) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                chain_id,
-                seq,
-                ep.kind.value,
-                ep.summary,
-                ep.text,
-                json.dumps(list(ep.concepts), ensure_ascii=False),
-                unsaved.salience,
-                ep.occurred_at_us,
-                recorded_at_us,
-                json.dumps(
-                    [[e.file_id, e.page, e.file_fingerprint] for e in ep.evidence],
-                    ensure_ascii=False,
-                ),
-                check.outcome.value if check else "",
-                check.topic if check else "",
-                check.predicted_mastery if check else None,
-                quiz.correct if quiz else 0,
-                quiz.total if quiz else 0,
-                ep.client_key,
-                prev_hash,
-                digest,
-            ),
-        )
-        episode_id = cur.lastrowid
-        assert episode_id is not None
-        _insert_facts(conn, episode_id, chain_id, item.facts)
-        return dataclasses.replace(unsaved, episode_id=episode_id, hash=digest)
-
-    def _by_client_key(
-        self, conn: sqlite3.Connection, chain_id: int, client_key: str
-    ) -> StoredEpisode | None:
-        row = conn.execute(
-            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
-            # The `<> ''` term lets the planner use the partial unique index on client keys.
-            "WHERE e.chain_id = ? AND e.client_key = ? AND e.client_key <> ''",
-            (chain_id, client_key),
-        ).fetchone()
-        return None if row is None else _row_to_episode(row)
+    def _by_client_keys(
+        self, conn: sqlite3.Connection, chain_ids: Sequence[int], items: Sequence[PreparedEpisode]
+    ) -> dict[tuple[int, str], StoredEpisode]:
+        """The stored episodes of the items' client keys, by (chain id, key): one statement per
+        chain."""
+        keys: dict[int, set[str]] = {}
+        for item, chain_id in zip(items, chain_ids, strict=True):
+            if item.episode.client_key:
+                keys.setdefault(chain_id, set()).add(item.episode.client_key)
+        found: dict[tuple[int, str], StoredEpisode] = {}
+        for chain_id, wanted in keys.items():
+            rows = conn.execute(
+                f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
+                # The `<> ''` term lets the planner use the partial unique index on client keys.
+                "WHERE e.chain_id = ? AND e.client_key IN (SELECT value FROM json_each(?)) "
+                "AND e.client_key <> ''",
+                (chain_id, json.dumps(sorted(wanted))),
+            ).fetchall()
+            for row in rows:
+                stored = _row_to_episode(row)
+                found[(chain_id, stored.client_key)] = stored
+        return found
 
     def annotate(
         self, chain: ChainKey, episode_id: int, kind: str, body: str, *, created_at_us: int
@@ -763,8 +797,9 @@ class SqliteWriter:
 
     def save_recall_facts(self, chain: ChainKey, facts: Sequence[tuple[int, RecallFacts]]) -> None:
         chain_id = self._chain(chain)
-        for episode_id, made in facts:
-            _insert_facts(self._conn, episode_id, chain_id, made)
+        self._conn.executemany(
+            _INSERT_FACTS, [_facts_row(episode_id, chain_id, made) for episode_id, made in facts]
+        )
 
     def checks_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         rows = self._conn.execute(
