@@ -46,6 +46,9 @@ async def test_restart_keeps_episodes_and_rebuilds_the_vector_index(
         after = await h.list_all()
         assert after == before
         chain = ChainKey("tenant-a", "s1", "biology")
+        # Nothing is loaded at start: the chain loads on its first read.
+        assert not h.app.services.resident.is_resident(chain)
+        h.app.services.resident.ensure(chain)
         assert h.app.services.vectors.count(chain) == len(topics)
         query = embedder.embed(["how does water cross a membrane?"])[0]
         ids, _ = h.app.services.vectors.search(chain, query, 1)

@@ -117,6 +117,7 @@ async def test_acknowledged_episodes_wait_for_their_vectors_and_a_restart_embeds
     h = await start_harness(server_config, embedder)
     try:
         await h.vectors_settled()
+        h.app.services.resident.ensure(CHAIN)
         assert h.app.services.vectors.count(CHAIN) == len(items)
         assert (await _block(h, "osmosis")).vectors_pending == 0
         query = embedder.embed(["water passing through a membrane"])[0]

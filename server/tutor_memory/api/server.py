@@ -17,7 +17,7 @@ from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.api.auth import DEV_TENANT, TokenBook
 from tutor_memory.api.interceptors import CallGate
 from tutor_memory.api.servicer import MemoryServicer
-from tutor_memory.app.config import ServerConfig, is_loopback
+from tutor_memory.app.config import MIB, ServerConfig, is_loopback
 from tutor_memory.app.root import ConfigError, Services, build_services
 from tutor_memory.models.embedder import Embedder
 
@@ -72,8 +72,8 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
     tokens = _tokens(config)
     credentials = _credentials(config)
     services = build_services(config, embedder=embedder)
-    loaded, episodes = services.ledger.rebuild_caches()
-    # Episodes an earlier run acknowledged without their embedding are embedded in the background.
+    # Nothing is loaded here: each chain loads on its first call (app/resident.py). Episodes an
+    # earlier run acknowledged without their embedding are embedded in the background.
     services.embedding.start()
     stale = services.store.count_vectors_of_other_models(services.embedder.model_id)
     if stale:
@@ -113,10 +113,8 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
             "mode": "development" if tokens.is_development else "tokens",
             "data": str(config.data_dir),
             "model": services.embedder.model_id,
-            "vectors_loaded": loaded,
-            "episodes_loaded": episodes,
             "tokenizer": services.counter.name,
-            "chains_indexed": services.vectors.chains(),
+            "cache_budget_mib": config.cache_budget_bytes // MIB,
         },
     )
     if tokens.is_development:

@@ -20,18 +20,16 @@ import numpy as np
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.embedding_queue import MAX_VECTOR_LAG, EmbeddingQueue
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.resident import ResidentChains
 from tutor_memory.domain.clock import now_us
-from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.recall.facts import (
-    FACTS_VERSION,
     RecallFacts,
     recall_facts,
     recall_row,
 )
 from tutor_memory.domain.tokens import TokenCounter
-from tutor_memory.index.recall_tables import RecallTables
-from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.store.protocols import (
     AppendOutcome,
@@ -78,8 +76,7 @@ class Ledger:
         self,
         store: Store,
         embedder: Embedder,
-        vectors: VectorIndex,
-        tables: RecallTables,
+        resident: ResidentChains,
         counter: TokenCounter,
         executors: Executors,
         changes: ChangeHub,
@@ -87,9 +84,8 @@ class Ledger:
     ) -> None:
         self._store = store
         self._queue = queue
+        self._resident = resident
         self._embedder = embedder
-        self._vectors = vectors
-        self._tables = tables
         self._counter = counter
         self._executors = executors
         self._changes = changes
@@ -98,40 +94,6 @@ class Ledger:
     def episodes(self) -> EpisodeReads:
         """The store's episode reads, for use cases that read the log (on a reader thread)."""
         return self._store
-
-    def rebuild_caches(self) -> tuple[int, int]:
-        """Loads the vector index and the recall tables from the store (at start, before
-        serving); returns (vectors, episodes) loaded."""
-        vectors = self._vectors.rebuild(self._store.iter_vectors(self._embedder.model_id))
-        episodes = 0
-        for chain in self._store.chains():
-            stored = list(self._store.iter_chain(chain))
-            facts = self._facts_of(chain, stored)
-            self._tables.add(
-                chain, (recall_row(ep, f) for ep, f in zip(stored, facts, strict=True))
-            )
-            episodes += len(stored)
-        return vectors, episodes
-
-    def _facts_of(self, chain: ChainKey, stored: Sequence[StoredEpisode]) -> list[RecallFacts]:
-        """The chain's recall facts as stored; those missing or made by older rules
-        (`FACTS_VERSION`) are derived again and saved, so a restart reads facts rather than
-        re-stemming the whole history, and an upgrade reindexes once."""
-        kept = self._store.recall_facts(chain)
-        stale = [ep for ep in stored if kept.get(ep.episode_id, (0, None))[0] != FACTS_VERSION]
-        if stale:
-            fresh = recall_facts(stale, self._counter)
-            with self._store.writing() as w:
-                w.save_recall_facts(
-                    chain, [(ep.episode_id, f) for ep, f in zip(stale, fresh, strict=True)]
-                )
-            made = {ep.episode_id: f for ep, f in zip(stale, fresh, strict=True)}
-        else:
-            made = {}
-        return [
-            made[ep.episode_id] if ep.episode_id in made else kept[ep.episode_id][1]
-            for ep in stored
-        ]
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -234,7 +196,8 @@ class Ledger:
         return await self._executors.run(self._executors.writer, commit)
 
     def _index_inserted(self, prepared: PreparedBatch, outcomes: Sequence[AppendOutcome]) -> None:
-        """Adds what was committed to the caches (vector index, recall tables), chain by chain."""
+        """Adds what was committed to the held chains' caches (app/resident.py), chain by chain,
+        and queues the embeddings still to compute."""
         by_chain: dict[ChainKey, list[int]] = {}
         for i, outcome in enumerate(outcomes):
             if outcome.status is AppendStatus.INSERTED:
@@ -242,12 +205,17 @@ class Ledger:
         later: list[tuple[ChainKey, int, str]] = []
         for chain, rows in by_chain.items():
             embedded = [i for i in rows if prepared.items[i].vector is not None]
-            if embedded:
-                ids = np.asarray([outcomes[i].episode.episode_id for i in embedded], np.int64)
-                vectors = [prepared.items[i].vector for i in embedded]
-                self._vectors.add(chain, ids, np.stack(vectors))  # type: ignore[arg-type]
-            self._tables.add(
-                chain, (recall_row(outcomes[i].episode, prepared.facts[i]) for i in rows)
+            ids = np.asarray([outcomes[i].episode.episode_id for i in embedded], np.int64)
+            vectors = (
+                np.stack([prepared.items[i].vector for i in embedded])  # type: ignore[misc]
+                if embedded
+                else np.empty((0, self._embedder.dim), np.float32)
+            )
+            self._resident.add_committed(
+                chain,
+                [recall_row(outcomes[i].episode, prepared.facts[i]) for i in rows],
+                ids,
+                vectors,
             )
             later += [
                 (chain, outcomes[i].episode.episode_id, prepared.items[i].episode.embedding_text())

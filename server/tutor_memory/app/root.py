@@ -26,13 +26,16 @@ from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
 from tutor_memory.app.nightly import NightlyCycle
 from tutor_memory.app.reports import Reporter
+from tutor_memory.app.resident import ResidentChains
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.app.views import CachedSources
 from tutor_memory.domain.recall.block_ids import BlockIds
+from tutor_memory.domain.recall.facts import FACTS_VERSION
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.signing import ServerKey
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import RecallTables
+from tutor_memory.index.snapshots import SnapshotFiles
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder, UseOnnxEmbedder
 from tutor_memory.models.fetch import MODEL_FILE_NAME, default_model_dir
@@ -81,13 +84,15 @@ class Services:
     key: ServerKey
     ledger: Ledger
     embedding: EmbeddingQueue
+    resident: ResidentChains
 
     def close(self) -> None:
         """Stops the embedding queue (what it still holds is in the store without a vector and
-        is embedded at the next start), waits for the work handed to the pools, then closes the
-        store."""
+        is embedded at the next start), waits for the work handed to the pools, writes the
+        snapshots of the large chains that changed, then closes the store."""
         self.embedding.stop()
         self.executors.shutdown()
+        self.resident.write_snapshots()
         self.store.close()
 
 
@@ -110,8 +115,18 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
     changes = ChangeHub()
     vectors = VectorIndex(embedder.dim)
     tables = RecallTables()
-    embedding = EmbeddingQueue(store, embedder, executors, vectors.add)
-    ledger = Ledger(store, embedder, vectors, tables, counter, executors, changes, embedding)
+    resident = ResidentChains(
+        store,
+        tables,
+        vectors,
+        counter,
+        embedder.model_id,
+        executors.bulk_writer,
+        budget_bytes=config.cache_budget_bytes,
+        snapshots=SnapshotFiles(config.snapshot_dir, embedder.model_id, FACTS_VERSION),
+    )
+    embedding = EmbeddingQueue(store, embedder, executors, resident.add_vectors)
+    ledger = Ledger(store, embedder, resident, counter, executors, changes, embedding)
 
     maps = MapCache(store, embedder)
     current_beliefs: ChainCache[list[BeliefRow]] = ChainCache(store.current_beliefs)
@@ -156,4 +171,5 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
         key=key,
         ledger=ledger,
         embedding=embedding,
+        resident=resident,
     )

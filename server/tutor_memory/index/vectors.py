@@ -38,6 +38,9 @@ HNSW_MIN_VECTORS = 8_000
 # HNSW graph degree and search breadth: the values docs/DESIGN.md P2 gives (M32, ef64).
 HNSW_M = 32
 HNSW_EF_SEARCH = 64
+# Memory an HNSW graph adds per vector: about 2 x M links of 4 bytes at its base level, plus the
+# upper levels' few.
+HNSW_LINK_BYTES = 2 * HNSW_M * 4 + 16
 
 
 def _flat(dim: int) -> faiss.IndexIDMap2:
@@ -161,6 +164,45 @@ class VectorIndex:
 
     def chains(self) -> int:
         return len(self._chains)
+
+    def held(self, chain: ChainKey) -> bool:
+        return chain in self._chains
+
+    def remove(self, chain: ChainKey) -> None:
+        """Drops the chain's index (evicted; a later load builds it again)."""
+        with self._create_lock:
+            self._chains.pop(chain, None)
+
+    def nbytes(self, chain: ChainKey) -> int:
+        """About how much memory the chain's index holds: its vectors, ids and graph links."""
+        entry = self._chains.get(chain)
+        if entry is None:
+            return 0
+        per_vector = self.dim * 4 + 8 + (HNSW_LINK_BYTES if entry.graph else 0)
+        return int(entry.index.ntotal) * per_vector
+
+    def serialized(self, chain: ChainKey) -> tuple[npt.NDArray[np.uint8], bool] | None:
+        """The chain's index as bytes (faiss's own format) and whether it is a graph, for a
+        snapshot file; None if the chain has no index."""
+        entry = self._chains.get(chain)
+        if entry is None:
+            return None
+        with entry.lock:
+            return faiss.serialize_index(entry.index), entry.graph
+
+    def load_serialized(self, chain: ChainKey, data: npt.NDArray[np.uint8], graph: bool) -> None:
+        """Puts an index read back from `serialized` in place of the chain's."""
+        # Already of its own type; downcasting again would hand back a view of an object that
+        # Python then frees.
+        index = faiss.deserialize_index(data)
+        if not isinstance(index, faiss.IndexIDMap2):
+            raise ValueError("a chain's index must be an IndexIDMap2")
+        if graph:
+            inner = faiss.downcast_index(index.index)
+            assert isinstance(inner, faiss.IndexHNSWFlat)
+            inner.hnsw.efSearch = HNSW_EF_SEARCH
+        with self._create_lock:
+            self._chains[chain] = _ChainIndex(index, graph=graph)
 
     def rebuild(self, stored: Iterable[ChainVectors]) -> int:
         """Loads stored vectors, one chain at a time; returns how many were loaded. Large chains

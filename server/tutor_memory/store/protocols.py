@@ -206,6 +206,41 @@ class Unembedded:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class StoredRecall:
+    """What recall holds of one stored episode, read back to load a chain into memory."""
+
+    episode_id: int
+    occurred_at_us: int
+    salience: float
+    kind: Kind
+    concepts: tuple[str, ...]
+    # None when missing or made by older rules (`FACTS_VERSION`): derived again by the loader.
+    facts: RecallFacts | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChainRecall:
+    """A chain's episodes after some id, as recall holds them, and their stored embeddings."""
+
+    rows: list[StoredRecall]
+    vector_ids: npt.NDArray[np.int64]
+    vectors: npt.NDArray[np.float32]
+    # How many episodes of the chain have ids up to the `after_id` asked for (to check that a
+    # snapshot of the chain up to that id matches the store).
+    before: int
+
+
+class ChainLoads(Protocol):
+    def chain_recall(
+        self, chain: ChainKey, model_id: str, *, after_id: int, vectors_of: Sequence[int] = ()
+    ) -> ChainRecall:
+        """From one consistent read: the chain's episodes with ids above `after_id` (ascending),
+        the stored `model_id` embeddings of those episodes and of the episodes `vectors_of`, and
+        how many episodes have ids up to `after_id`."""
+        ...
+
+
 class VectorReads(Protocol):
     def iter_vectors(self, model_id: str) -> Iterator[ChainVectors]:
         """Every stored embedding made by `model_id`, one chain at a time."""
@@ -276,7 +311,14 @@ class NightlyReads(Protocol):
 
 
 class Store(
-    EpisodeWrites, EpisodeReads, VectorReads, FileReads, BeliefReads, NightlyReads, Protocol
+    EpisodeWrites,
+    EpisodeReads,
+    VectorReads,
+    ChainLoads,
+    FileReads,
+    BeliefReads,
+    NightlyReads,
+    Protocol,
 ):
     """Everything an engine implements: the reads of every concern, and transactions."""
 

@@ -45,7 +45,9 @@ from tutor_memory.store.protocols import (
     Annotation,
     AppendOutcome,
     AppendStatus,
+    ChainRecall,
     PreparedEpisode,
+    StoredRecall,
     Unembedded,
 )
 from tutor_memory.store.sqlite import side_rows as side
@@ -490,6 +492,55 @@ class SqliteStore:
             yield ChainVectors(
                 ChainKey(tenant, student, subject), ids, vectors.reshape(len(rows), -1).copy()
             )
+
+    def chain_recall(
+        self, chain: ChainKey, model_id: str, *, after_id: int, vectors_of: Sequence[int] = ()
+    ) -> ChainRecall:
+        # A dedicated connection holds one read transaction, so rows and vectors agree.
+        conn = _connect(self.path)
+        try:
+            conn.execute("BEGIN")
+            chain_id = self._chain_id(conn, chain, create=False)
+            if chain_id is None:
+                return ChainRecall([], np.empty(0, np.int64), np.empty((0, 0), np.float32), 0)
+            rows = conn.execute(
+                "SELECT e.episode_id, e.occurred_at, e.salience, e.kind, e.concepts, f.version, "
+                "f.dup_key, f.tokens, f.flagged, f.language, f.stems FROM episodes e "
+                "LEFT JOIN recall_facts f ON f.episode_id = e.episode_id "
+                "WHERE e.chain_id = ? AND e.episode_id > ? ORDER BY e.episode_id",
+                (chain_id, after_id),
+            ).fetchall()
+            vectors = conn.execute(
+                "SELECT episode_id, vector FROM episode_vectors WHERE chain_id = ? AND model = ? "
+                "AND (episode_id > ? OR episode_id IN (SELECT value FROM json_each(?))) "
+                "ORDER BY episode_id",
+                (chain_id, model_id, after_id, json.dumps([int(i) for i in vectors_of])),
+            ).fetchall()
+            (before,) = conn.execute(
+                "SELECT count(*) FROM episodes WHERE chain_id = ? AND episode_id <= ?",
+                (chain_id, after_id),
+            ).fetchone()
+        finally:
+            conn.close()
+        recall = [
+            StoredRecall(
+                episode_id=r[0],
+                occurred_at_us=r[1],
+                salience=r[2],
+                kind=Kind(r[3]),
+                concepts=tuple(json.loads(r[4])) if r[4] != "[]" else (),
+                facts=RecallFacts(
+                    _from_i64(r[6]), int(r[7]), bool(r[8]), r[9], stems_from_text(r[10])
+                )
+                if r[5] == FACTS_VERSION
+                else None,
+            )
+            for r in rows
+        ]
+        ids = np.fromiter((v[0] for v in vectors), dtype=np.int64, count=len(vectors))
+        flat = np.frombuffer(b"".join(v[1] for v in vectors), dtype=np.float32)
+        matrix = flat.reshape(len(vectors), -1) if vectors else np.empty((0, 0), np.float32)
+        return ChainRecall(recall, ids, matrix, int(before))
 
     def last_episode_id(self) -> int:
         row = self._reader().execute("SELECT max(episode_id) FROM episodes").fetchone()
