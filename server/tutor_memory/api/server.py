@@ -115,6 +115,8 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
             "model": services.embedder.model_id,
             "tokenizer": services.counter.name,
             "cache_budget_mib": config.cache_budget_bytes // MIB,
+            # Nothing is loaded before serving: chains load on their first call.
+            "episodes_loaded": 0,
         },
     )
     if tokens.is_development:
