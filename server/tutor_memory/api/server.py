@@ -104,6 +104,8 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    # After SERVING: the chains with a snapshot load in the background (app/resident.py).
+    services.resident.warm_up()
     log.info(
         "serving",
         extra={

@@ -45,6 +45,9 @@ log = logging.getLogger("tutor_memory.resident")
 # Chains with fewer episodes are not written to snapshot files: the store loads them in
 # milliseconds, and ten thousand small files would cost more than they save.
 SNAPSHOT_MIN_EPISODES = 2_000
+# At start, chains with a snapshot are loaded in the background until the held chains take this
+# share of the budget (the rest is left to the chains the calls ask for).
+WARM_UP_SHARE = 0.5
 
 
 @dataclass
@@ -95,6 +98,8 @@ class ResidentChains:
         self._evictions = 0
         self._lock = threading.Lock()
         self._writers: list[threading.Thread] = []
+        self._warm_up: threading.Thread | None = None
+        self._stop_warm_up = threading.Event()
         tables.on_read = self.ensure
 
     # -- accessors for metrics -----------------------------------------------------------------
@@ -184,7 +189,7 @@ class ResidentChains:
         if snapshot is not None:
             table = ChainTable.from_arrays(snapshot.table)
             if snapshot.index is not None:
-                self._vectors.load_serialized(chain, snapshot.index, snapshot.graph)
+                self._vectors.put(chain, snapshot.index, snapshot.graph)
         else:
             table = ChainTable()
         rows = self._rows(chain, recall.rows)
@@ -329,13 +334,13 @@ class ResidentChains:
             return None
         if len(table) < SNAPSHOT_MIN_EPISODES:
             return None
-        serialized = self._vectors.serialized(chain)
+        copy = self._vectors.copy_of(chain)
         return ChainSnapshot(
             last_id=table.last_id,
             rows=len(table),
             table=table.to_arrays(),
-            index=serialized[0] if serialized is not None else None,
-            graph=serialized[1] if serialized is not None else False,
+            index=copy[0] if copy is not None else None,
+            graph=copy[1] if copy is not None else False,
             missing=np.asarray(sorted(held.missing), dtype=np.int64),
         )
 
@@ -353,6 +358,34 @@ class ResidentChains:
         self._writers = [t for t in self._writers if t.is_alive()]
         self._writers.append(thread)
         thread.start()
+
+    def warm_up(self) -> None:
+        """Loads, in the background, the chains that have a snapshot, most recently written
+        first, while the held chains take less than `WARM_UP_SHARE` of the budget: after a
+        restart the chains in use answer their first call from memory. Runs once the server
+        is serving; `stop_warm_up` ends it."""
+        if self._snapshots is None:
+            return
+        files = self._snapshots
+
+        def run() -> None:
+            for chain in files.chains_by_recency():
+                if self._stop_warm_up.is_set():
+                    return
+                if self.resident_bytes() >= self.budget_bytes * WARM_UP_SHARE:
+                    return
+                try:
+                    self.ensure(chain)
+                except Exception:
+                    log.exception("warming a chain up failed; it loads on its first call")
+
+        self._warm_up = threading.Thread(target=run, name="warm-up", daemon=True)
+        self._warm_up.start()
+
+    def stop_warm_up(self) -> None:
+        self._stop_warm_up.set()
+        if self._warm_up is not None:
+            self._warm_up.join()
 
     def write_snapshots(self) -> int:
         """Writes a snapshot of every held chain that is worth one and changed (at shutdown);

@@ -90,8 +90,10 @@ class Services:
         """Stops the embedding queue (what it still holds is in the store without a vector and
         is embedded at the next start), waits for the work handed to the pools, writes the
         snapshots of the large chains that changed, then closes the store."""
+        self.resident.stop_warm_up()
         self.embedding.stop()
         self.executors.shutdown()
+        self.vectors.close()
         self.resident.write_snapshots()
         self.store.close()
 
