@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 from collections.abc import Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 from tutor_memory.app.writer_thread import WriterThread
@@ -75,3 +76,17 @@ class Executors:
         for pool in pools:
             pool.shutdown(wait=True)
         self._writer.shutdown()
+
+
+def in_background(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+    """Runs one call on a thread of its own (start-up work, before the pools exist)."""
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="start-up", daemon=True).start()
+    return future

@@ -19,7 +19,7 @@ from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.app.embedding_queue import EmbeddingQueue
 from tutor_memory.app.episodes import Episodes
-from tutor_memory.app.executors import Executors
+from tutor_memory.app.executors import Executors, in_background
 from tutor_memory.app.files import FileIngest, passage_cache
 from tutor_memory.app.ingest import BatchIngest
 from tutor_memory.app.ledger import Ledger
@@ -106,11 +106,14 @@ def open_store(config: ServerConfig) -> Store:
 def build_services(config: ServerConfig, *, embedder: Embedder | None = None) -> Services:
     """Opens the store and loads the model and the caches. `embedder` lets tests share one loaded
     model between servers. Raises ConfigError for a configuration that cannot work."""
+    # The tokenizer and the model load side by side (both mostly native code): start-up waits
+    # for the slower of the two instead of their sum.
+    counting = in_background(load_counter, config.tokenizer)
+    embedder = embedder or load_embedder(config)
     try:
-        counter = load_counter(config.tokenizer)
+        counter = counting.result()
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
-    embedder = embedder or load_embedder(config)
     store = open_store(config)
     key = load_or_create_server_key(config.data_dir)
     executors = Executors()
