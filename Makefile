@@ -1,4 +1,7 @@
-# The README's two commands are `make serve` and `make test`; each does all the set-up first.
+# The README's commands: `make serve` (Python 3.11+ and Rust only), `make test` (everything, the
+# Go and TypeScript clients included: what CI runs), `make test-server` (the server's tests, Python
+# and Rust only) and `make clients` (the clients' tooling and conformance tests: Go and Node).
+# Each does its own set-up first.
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -21,18 +24,40 @@ GENERATED := server/tutor_memory/_proto clients/python/tutor_memory_client/_prot
   clients/go/memoryv1 clients/typescript/src/gen
 SERVE_ARGS ?=
 
-.PHONY: serve test setup install model client-tools load-tools proto proto-check proto-release lint bench eval chaos clean
+# Tests that need Go or Node (every client's conformance against a real server, the proto checks)
+# or ghz (the load benchmark's test); `make test-server` leaves them out, `make clients` runs the
+# first two.
+CLIENT_TESTS := tests/conformance
+LOAD_TESTS := tests/bench/test_load_bench.py
+# The console's browser tests need Chromium and its WebDriver (`make console-tools`).
+BROWSER_TESTS := tests/console/test_console_browser.py
+# pytest exits 5 when it collected no test: that is a failure here, never a pass.
+PYTEST = $(PY) -m pytest $(1); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make: no tests ran" >&2; exit 1; fi; exit $$rc
 
+.PHONY: serve test test-server clients setup install model client-tools load-tools console-tools console-screenshots proto proto-check proto-release lint bench eval chaos fuzz clean
+
+# Needs Python 3.11+ and a Rust toolchain only (tests/test_makefile.py holds it to that).
 serve: setup
 	$(BIN)/tutor-memory serve $(SERVE_ARGS)
 
-# pytest exits 5 when it collected no test: that is a failure here, never a pass.
-test: setup load-tools
+# Everything, as CI runs it: Rust, the server's tests, every client's conformance (Go, Node) and
+# the load benchmark's test (ghz, built with Go), and the console's browser tests (Chromium).
+test: setup client-tools load-tools console-tools
 	cargo test --quiet --manifest-path rust_core/Cargo.toml
-	$(PY) -m pytest; rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "make test: no tests ran" >&2; exit 1; fi; exit $$rc
+	$(call PYTEST,)
 
-setup: install model client-tools
+# The server's own tests, with Python and Rust only.
+test-server: setup
+	cargo test --quiet --manifest-path rust_core/Cargo.toml
+	$(call PYTEST,--ignore=$(CLIENT_TESTS) --ignore=$(LOAD_TESTS) --ignore=$(BROWSER_TESTS))
+
+# The Go and TypeScript tooling, then every client's conformance test and the proto checks.
+clients: setup client-tools
+	$(call PYTEST,$(CLIENT_TESTS) tests/clients)
+
+# What serving needs: the package with its Rust extension, and the model.
+setup: install model
 
 install: $(INSTALLED)
 
@@ -62,6 +87,20 @@ $(NODE_TOOLS): clients/typescript/package-lock.json scripts/install_client_tools
 	touch $@
 
 load-tools: $(LOAD_TOOLS)
+
+# Headless Chromium and its WebDriver, from Debian, for the console's browser tests
+# (tests/console/test_console_browser.py); only `make test` needs them, never `make serve`.
+console-tools:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	else \
+	  echo "installing chromium and chromium-driver (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+	    || { echo "make console-tools: cannot install chromium and chromium-driver (needs apt-get as root)" >&2; exit 1; }; \
+	fi
+
+# Re-takes the console's screenshots for the README into bench/results/console/.
+console-screenshots: setup console-tools
+	CONSOLE_SCREENSHOTS=bench/results/console $(PY) -m pytest tests/console/test_console_browser.py -q
 
 $(LOAD_TOOLS): $(LOAD_TOOL_PINS) scripts/install_client_tools.sh
 	bash scripts/install_client_tools.sh ghz
@@ -115,6 +154,12 @@ eval: setup
 # Consolidate, each checked after the restart (bench/chaos.py); `make test` runs 3 cycles.
 chaos: setup
 	$(PY) -m bench.chaos --cycles 100
+
+# The long fuzz run of issue 12: every parser, detector, file reader, request conversion and the
+# chain hash, with FUZZ_EXAMPLES examples per property (`make test` runs 150 of each).
+FUZZ_EXAMPLES ?= 20000
+fuzz: setup
+	TUTOR_MEMORY_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/fuzz -q
 
 clean:
 	rm -rf $(VENV) target .pytest_cache .mypy_cache .ruff_cache

@@ -44,8 +44,6 @@ def score_table(result: dict[str, Any]) -> list[str]:
         rows.append([category.title, *cells, f"{spreads.get(category.value, 0):.1f}"])
     overall = [f"**{_cell(figures[v][OVERALL])}**" for v in VERSION_NAMES]
     rows.append([f"**{OVERALL}**", *overall, f"{spreads.get(OVERALL, 0):.1f}"])
-    design = result["design_document_overall_percent"]
-    rows.append(["design document, overall", *(f"{design[v]}%" for v in VERSION_NAMES), ""])
     return _table(["category", *VERSION_NAMES, "spread (points)"], rows)
 
 

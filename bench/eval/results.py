@@ -20,8 +20,6 @@ FULL = "full"
 # The targets for the full version, in percent.
 FULL_OVERALL_TARGET = 95.0
 FULL_CATEGORY_TARGET = 90.0
-# The design document's overall figures (45 real histories, 420 questions per version).
-DESIGN_DOCUMENT_OVERALL = {"none": 40, "window": 65, "episodes": 83, "full": 91}
 LATENCY_PERCENTILES = (50, 95)
 # A category whose versions all score within this many percentage points of each other barely
 # tells them apart: whatever answers it (for "explain X", the file passages) every version has.
@@ -183,7 +181,6 @@ def document(
         "targets": targets(figures),
         "non_discriminating": non_discriminating(figures),
         "barely_discriminating": barely_discriminating(spreads),
-        "design_document_overall_percent": DESIGN_DOCUMENT_OVERALL,
         "determinism": None
         if diff is None
         else {

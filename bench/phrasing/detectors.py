@@ -12,6 +12,7 @@ from collections.abc import Callable
 from tutor_memory.domain.conceptmap.teaching import detect_teaching
 from tutor_memory.domain.recall.narration import is_narration
 from tutor_memory.domain.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.record_mode import record_topic as _record_topic
 from tutor_memory.domain.recall.timewindow import parse_time_window
 
 
@@ -35,10 +36,13 @@ def narration(text: str, now_us: int, time_zone: str) -> bool:
     return is_narration(text, now_us, time_zone)
 
 
-# The topic a record question is about, or None when it names none. The server has no such
-# extractor yet (a record question switches the whole block to record mode), so the decision is
-# reported as not measured until one is wired in here.
-record_topic: Callable[[str], str | None] | None = None
+# The topic a record question is about, or None when it names none (or is no record question,
+# as the server asks for a topic only in record mode).
+def _topic_of_record_question(text: str) -> str | None:
+    return _record_topic(text) if is_record_question(text) else None
+
+
+record_topic: Callable[[str], str | None] | None = _topic_of_record_question
 
 
 def sources() -> dict[str, str | None]:

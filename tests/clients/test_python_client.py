@@ -50,6 +50,20 @@ def test_readme_example_round_trip(server: ServerProcess) -> None:
         assert verified.checkpoint_status == pb.CHECKPOINT_STATUS_HOLDS
 
 
+def test_a_block_can_be_explained_through_the_client(server: ServerProcess) -> None:
+    with MemoryClient(server.target, token=TOKEN_A) as client:
+        client.ingest_episodes(
+            [question(f"osmosis question {i}", student="eve", key=f"eve-{i}") for i in range(5)]
+        )
+        plain = client.build_block("eve", "biology", "osmosis", budget_tokens=300)
+        explained = client.build_block("eve", "biology", "osmosis", budget_tokens=300, explain=True)
+    assert not plain.candidates
+    assert explained.text == plain.text
+    shown = [c for c in explained.candidates if c.outcome == pb.CANDIDATE_OUTCOME_SHOWN]
+    assert sorted(c.episode_id for c in shown) == sorted(m.episode_id for m in plain.memories)
+    assert explained.candidates_considered == 5
+
+
 def test_wrong_token_is_not_retried(server: ServerProcess) -> None:
     with MemoryClient(server.target, token="wrong") as client, pytest.raises(grpc.RpcError) as err:
         client.append_episode(question("x", key="k"))

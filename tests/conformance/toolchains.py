@@ -38,14 +38,18 @@ def run_tool(args: list[str], cwd: Path, *, timeout: float = BUILD_TIMEOUT) -> s
 def go_binary() -> str:
     found = shutil.which("go") or (str(GO_FALLBACK) if GO_FALLBACK.exists() else None)
     if found is None:
-        pytest.fail("Go is missing: install Go 1.26 or newer, put 'go' on PATH, run 'make setup'")
+        pytest.fail(
+            "Go is missing: install Go 1.26 or newer, put 'go' on PATH, run 'make client-tools'"
+        )
     return found
 
 
 def node_binary() -> str:
     found = shutil.which("node")
     if found is None:
-        pytest.fail("Node.js is missing: install Node 20 or newer with npm, run 'make setup'")
+        pytest.fail(
+            "Node.js is missing: install Node 20 or newer with npm, run 'make client-tools'"
+        )
     if not (TS_CLIENT / "node_modules" / ".bin" / "tsc").exists():
         pytest.fail("clients/typescript/node_modules is missing: run 'make client-tools'")
     return found

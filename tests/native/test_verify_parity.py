@@ -144,7 +144,10 @@ def _rehash(eps: list[Episode], i: int, data: st.DataObject) -> None:
 def _rewrite_from(eps: list[Episode], i: int, data: st.DataObject) -> None:
     # A rewrite that re-hashes every later row: internally consistent, another history.
     eps[i] = replace(eps[i], summary="softened")
-    eps[i:] = link(eps[i:], eps[i - 1].hash if i else GENESIS_HASH)
+    start = eps[i - 1].hash if i else GENESIS_HASH
+    # After a `_rehash` the row before may hold a hash of any length, which no writer could
+    # link from; the rewrite then starts from a well-formed hash of its own.
+    eps[i:] = link(eps[i:], start if len(start) == len(GENESIS_HASH) else GENESIS_HASH)
 
 
 def _read_back(eps: list[Episode], i: int, data: st.DataObject) -> None:

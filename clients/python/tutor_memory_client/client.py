@@ -246,9 +246,12 @@ class MemoryClient:
         time_zone: str = "",
         mode: pb.BlockMode = pb.BLOCK_MODE_UNSPECIFIED,
         timeout: float | None = None,
+        explain: bool = False,
     ) -> pb.BuildBlockReply:
         """The memory block for one chat turn. A read, so retried on UNAVAILABLE; give it a short
-        `timeout`: a block that is late should be skipped, not awaited (SPEC R6.1)."""
+        `timeout`: a block that is late should be skipped, not awaited (SPEC R6.1). `explain`
+        also returns why each candidate was shown or dropped (`reply.candidates`): slower, for
+        debugging."""
         request = pb.BuildBlockRequest(
             student_id=student_id,
             subject_id=subject_id,
@@ -257,6 +260,7 @@ class MemoryClient:
             now=now,
             time_zone=time_zone,
             mode=mode,
+            explain=explain,
         )
         reply: pb.BuildBlockReply = self._call(
             lambda: self.stub.BuildBlock(

@@ -1,43 +1,35 @@
 """Who is calling: the tenant comes from the caller's bearer token, never from the request body.
 
-Tokens are configured in a TOML file that stores only their SHA-256, so the file itself grants
-nothing if it leaks:
-
-    [[tokens]]
-    tenant = "school-a"
-    sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-    name = "chat-service"   # optional, shown in logs
-
-`tutor-memory token new --tenant school-a` makes a token and prints its entry. Without a tokens
-file the server runs in single-tenant development mode: every call is tenant DEV_TENANT, and the
-server binds loopback only.
+Tokens, their scopes and each tenant's quotas are configured in a TOML file that stores only the
+tokens' SHA-256 (`api.tokens_file` describes it). `tutor-memory token new --tenant school-a`
+makes a token and prints its entry. Without a tokens file the server runs in single-tenant
+development mode: every call is tenant DEV_TENANT, unlimited, and the server binds loopback only.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
-import tomllib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from tutor_memory.domain.errors import InvalidArgument, Unauthenticated
-from tutor_memory.domain.limits import check_identifier
+from tutor_memory.api.tokens_file import TokensFile, load_tokens_file
+from tutor_memory.app.access import Scope
+from tutor_memory.app.quotas import TenantLimits
+from tutor_memory.domain.errors import Unauthenticated
 
 # The tenant of every call in development mode (no tokens file).
 DEV_TENANT = "dev"
 # Bytes of randomness in a generated token (256 bits).
 TOKEN_BYTES = 32
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-
 
 @dataclass(frozen=True, slots=True)
 class Caller:
     tenant: str
     name: str
+    scope: Scope = field(default_factory=Scope)
 
 
 def token_sha256(token: str) -> str:
@@ -51,8 +43,14 @@ def new_token() -> str:
 class TokenBook:
     """Maps a presented bearer token to its caller. `TokenBook.development()` accepts every call."""
 
-    def __init__(self, callers_by_hash: dict[str, Caller] | None) -> None:
+    def __init__(
+        self,
+        callers_by_hash: dict[str, Caller] | None,
+        limits: Mapping[str, TenantLimits] | None = None,
+    ) -> None:
         self._by_hash = callers_by_hash
+        # Each tenant's quotas (tenants the file does not list have none).
+        self.limits: dict[str, TenantLimits] = dict(limits or {})
 
     @classmethod
     def development(cls) -> TokenBook:
@@ -62,34 +60,18 @@ class TokenBook:
     def is_development(self) -> bool:
         return self._by_hash is None
 
+    def __len__(self) -> int:
+        return 0 if self._by_hash is None else len(self._by_hash)
+
+    @classmethod
+    def from_parsed(cls, parsed: TokensFile) -> TokenBook:
+        by_hash = {e.sha256: Caller(e.tenant, e.name, e.scope) for e in parsed.entries}
+        return cls(by_hash, parsed.limits)
+
     @classmethod
     def from_file(cls, path: Path) -> TokenBook:
-        try:
-            doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ValueError(f"tokens file {path}: {exc}") from exc
-        entries = doc.get("tokens")
-        if not isinstance(entries, list) or not entries:
-            raise ValueError(f"tokens file {path}: needs at least one [[tokens]] entry")
-        by_hash: dict[str, Caller] = {}
-        for i, entry in enumerate(entries):
-            where = f"tokens file {path}, entry {i + 1}"
-            if not isinstance(entry, dict):
-                raise ValueError(f"{where}: must be a table")
-            tenant, digest = entry.get("tenant"), entry.get("sha256")
-            if not isinstance(tenant, str):
-                raise ValueError(f"{where}: tenant must be a string")
-            try:
-                check_identifier("tenant", tenant)
-            except InvalidArgument as exc:
-                raise ValueError(f"{where}: {exc}") from exc
-            if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
-                raise ValueError(f"{where}: sha256 must be 64 lowercase hex characters")
-            if digest in by_hash:
-                raise ValueError(f"{where}: the same token is listed twice")
-            name = entry.get("name", tenant)
-            by_hash[digest] = Caller(tenant, str(name))
-        return cls(by_hash)
+        """Raises TokensFileError (a ValueError) naming the line of the problem."""
+        return cls.from_parsed(load_tokens_file(path))
 
     def authenticate(self, metadata: Iterable[tuple[str, str | bytes]]) -> Caller:
         if self._by_hash is None:

@@ -1,31 +1,106 @@
 """The gRPC server: the services from the composition root (`app.root`) behind the servicer and
-the call gate, with health, reflection, TLS, message limits and a graceful shutdown."""
+the call gate, with health, reflection, TLS, message limits, metrics, optional tracing, a tokens
+file reloaded on SIGHUP, and a graceful shutdown.
+
+Start-up listens first and loads second, so health answers from the first moment: liveness
+(service `liveness`) is SERVING as long as the process answers; readiness (service `""` and
+`tutor_memory.v1.Memory`) is NOT_SERVING while the data loads and whenever the store cannot be
+reached, and Memory calls get UNAVAILABLE until the load is done.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from opentelemetry.instrumentation.grpc import aio_server_interceptor, filters
+from opentelemetry.sdk.trace import TracerProvider
 
 from tutor_memory._proto import memory_pb2 as pb
 from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.api.auth import DEV_TENANT, TokenBook
 from tutor_memory.api.interceptors import CallGate
 from tutor_memory.api.servicer import MemoryServicer
-from tutor_memory.app.config import MIB, ServerConfig, is_loopback
+from tutor_memory.app.config import MIB, ServerConfig, is_loopback, split_host_port
+from tutor_memory.app.metrics import Metrics
+from tutor_memory.app.quotas import Quotas
 from tutor_memory.app.root import ConfigError, Services, build_services
+from tutor_memory.app.telemetry import Telemetry
+from tutor_memory.app.tracing import TracingConfigError, tracer_provider_from_env
 from tutor_memory.models.embedder import Embedder
 
 log = logging.getLogger("tutor_memory.server")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Memory"].full_name
+# Health service names: readiness (may this server take calls now?) and liveness (is the process
+# alive?). "" is the server as a whole, which is what load balancers ask by default.
+READINESS_SERVICES = ("", SERVICE_NAME)
+LIVENESS_SERVICE = "liveness"
+# Seconds one readiness probe of the store may take before it counts as unreachable.
+PROBE_TIMEOUT_SECONDS = 2.0
 
-__all__ = ["App", "ConfigError", "create_server", "serve"]
+__all__ = ["Alongside", "App", "ConfigError", "create_server", "serve"]
+
+
+class Readiness:
+    """Keeps the readiness services true: NOT_SERVING until `start`, then the store's
+    reachability, probed every `interval` seconds on the probe thread."""
+
+    def __init__(self, servicer: health.aio.HealthServicer, metrics: Metrics) -> None:
+        self._health = servicer
+        self._metrics = metrics
+        self._ready: bool | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def set(self, ready: bool, reason: str = "") -> None:
+        if ready == self._ready:
+            return
+        if self._ready is not None:
+            if ready:
+                log.info("ready again: the store answers")
+            else:
+                log.error("not ready: the store cannot be reached", extra={"reason": reason})
+        self._ready = ready
+        self._metrics.ready.set(1 if ready else 0)
+        status = health_pb2.HealthCheckResponse.SERVING if ready else (
+            health_pb2.HealthCheckResponse.NOT_SERVING
+        )  # fmt: skip
+        for name in READINESS_SERVICES:
+            await self._health.set(name, status)
+
+    async def probe(self, services: Services) -> None:
+        executors = services.executors
+        try:
+            await asyncio.wait_for(
+                executors.run(executors.probe, services.store.ping), PROBE_TIMEOUT_SECONDS
+            )
+        except Exception as exc:
+            await self.set(False, f"{type(exc).__name__}: {exc}")
+        else:
+            await self.set(True)
+
+    async def start(self, services: Services, interval: float) -> None:
+        await self.probe(services)
+
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                await self.probe(services)
+
+        self._task = asyncio.create_task(loop())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
 
 
 @dataclass
@@ -34,12 +109,48 @@ class App:
     port: int
     services: Services
     health: health.aio.HealthServicer
+    gate: CallGate
+    config: ServerConfig
+    telemetry: Telemetry
+    readiness: Readiness
+    # The bound port of the metrics endpoint, when --metrics-listen is set.
+    metrics_port: int | None = None
+    _stopped: bool = field(default=False, repr=False)
 
     async def stop(self, grace: float | None) -> None:
-        """Stops taking calls, lets calls in flight finish for `grace` seconds, closes the store."""
+        """Stops taking calls, lets calls in flight finish for `grace` seconds, closes the store,
+        stops the metrics endpoint and flushes the spans."""
+        if self._stopped:
+            return
+        self._stopped = True
+        await self.readiness.stop()
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
         self.services.close()
+        self.telemetry.close()
+
+    async def reload_tokens(self) -> bool:
+        """Reads the tokens file again (SIGHUP). A file that does not parse changes nothing: the
+        old tokens stay, and the log says why."""
+        path = self.config.tokens_file
+        counter = self.telemetry.metrics.token_reloads
+        if path is None:
+            log.warning("SIGHUP: no tokens file to reload (development mode)")
+            return False
+        loop = asyncio.get_running_loop()
+        try:
+            book = await loop.run_in_executor(None, TokenBook.from_file, path)
+        except ValueError as exc:
+            counter.labels("rejected").inc()
+            log.error("tokens file not reloaded; the old tokens stay", extra={"reason": str(exc)})
+            return False
+        self.gate.replace_tokens(book)
+        counter.labels("applied").inc()
+        log.info(
+            "tokens file reloaded",
+            extra={"tokens": len(book), "tenants_with_limits": sorted(book.limits)},
+        )
+        return True
 
 
 def _tokens(config: ServerConfig) -> TokenBook:
@@ -66,51 +177,120 @@ def _credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
     )
 
 
-async def create_server(config: ServerConfig, *, embedder: Embedder | None = None) -> App:
-    """Builds and starts a server; `config.listen` may use port 0 (tests) and the bound port is
-    returned. `embedder` lets tests share one loaded model between servers."""
-    tokens = _tokens(config)
-    credentials = _credentials(config)
-    services = build_services(config, embedder=embedder)
-    # Nothing is loaded here: each chain loads on its first call (app/resident.py). Episodes an
-    # earlier run acknowledged without their embedding are embedded in the background.
-    services.embedding.start()
-    stale = services.store.count_vectors_of_other_models(services.embedder.model_id)
+def _telemetry(tracer_provider: TracerProvider | None) -> Telemetry:
+    if tracer_provider is None:
+        try:
+            tracer_provider = tracer_provider_from_env(os.environ)
+        except TracingConfigError as exc:
+            raise ConfigError(str(exc)) from exc
+    return Telemetry(Metrics(), tracer_provider)
+
+
+def _serve_metrics(config: ServerConfig, metrics: Metrics) -> int | None:
+    if config.metrics_listen is None:
+        return None
+    try:
+        host, port = split_host_port(config.metrics_listen)
+        return metrics.serve(host, port)
+    except (ValueError, OSError) as exc:
+        raise ConfigError(f"--metrics-listen {config.metrics_listen}: {exc}") from exc
+
+
+def _load(
+    config: ServerConfig, embedder: Embedder | None, telemetry: Telemetry, quotas: Quotas
+) -> Services:
+    """Opens the store and loads the model (blocking, before serving). No chain is loaded: each
+    loads on its first call (app/resident.py). Episodes an earlier run acknowledged without their
+    embedding are embedded in the background (app/embedding_queue.py)."""
+    services = build_services(config, embedder=embedder, telemetry=telemetry, quotas=quotas)
+    try:
+        services.embedding.start()
+        quotas.set_episode_counts(services.store.episode_counts())
+        stale = services.store.count_vectors_of_other_models(services.embedder.model_id)
+    except BaseException:
+        services.close()
+        raise
     if stale:
         log.warning(
             "stored vectors of another embedding model are not searched",
             extra={"vectors": stale, "model": services.embedder.model_id},
+        )
+    return services
+
+
+async def create_server(
+    config: ServerConfig,
+    *,
+    embedder: Embedder | None = None,
+    tracer_provider: TracerProvider | None = None,
+) -> App:
+    """Builds and starts a server and returns once it is ready; `config.listen` may use port 0
+    (tests) and the bound port is returned. `embedder` lets tests share one loaded model between
+    servers; `tracer_provider` replaces the one the OTEL_* variables would make (tests)."""
+    tokens = _tokens(config)
+    credentials = _credentials(config)
+    telemetry = _telemetry(tracer_provider)
+    quotas = Quotas()
+    gate = CallGate(tokens, SERVICE_NAME, quotas=quotas, metrics=telemetry.metrics)
+    interceptors: list[grpc.aio.ServerInterceptor] = [gate]
+    if telemetry.tracer_provider is not None:
+        # Outermost, so the call's span covers the gate (refused calls are traced too); only the
+        # Memory service, not health checks and reflection.
+        interceptors.insert(
+            0,
+            aio_server_interceptor(
+                tracer_provider=telemetry.tracer_provider,
+                filter_=filters.service_name(SERVICE_NAME),
+            ),
         )
 
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
         ("grpc.max_send_message_length", config.max_message_bytes),
     ]
-    server = grpc.aio.server(options=options, interceptors=[CallGate(tokens, SERVICE_NAME)])
-    pb_grpc.add_MemoryServicer_to_server(MemoryServicer(services), server)
+    server = grpc.aio.server(options=options, interceptors=interceptors)
+    servicer = MemoryServicer()
+    pb_grpc.add_MemoryServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
+    readiness = Readiness(health_servicer, telemetry.metrics)
+    await readiness.set(False)
+    await health_servicer.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
     try:
         if credentials is None:
             port = server.add_insecure_port(config.listen)
         else:
             port = server.add_secure_port(config.listen, credentials)
     except RuntimeError as exc:
-        services.close()
+        telemetry.close()
         raise ConfigError(f"cannot listen on {config.listen}: {exc}") from exc
-    await server.start()
-    for name in ("", SERVICE_NAME):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    # After SERVING: the chains with a snapshot load in the background (app/resident.py).
+    try:
+        metrics_port = _serve_metrics(config, telemetry.metrics)
+        await server.start()
+        log.info("listening; loading the data", extra={"port": port, "metrics_port": metrics_port})
+        # Loading blocks for seconds (model, caches); the server's own pools are part of what it
+        # builds, so it runs on the loop's default executor while health answers NOT_SERVING.
+        loop = asyncio.get_running_loop()
+        services = await loop.run_in_executor(None, _load, config, embedder, telemetry, quotas)
+    except BaseException:
+        await server.stop(None)
+        telemetry.close()
+        raise
+    servicer.attach(services)
+    gate.open = True
+    await readiness.start(services, config.readiness_probe_seconds)
+    # Once serving: the chains with a snapshot load in the background (app/resident.py).
     services.resident.warm_up()
     log.info(
         "serving",
         extra={
             "listen": config.listen,
             "port": port,
+            "metrics_port": metrics_port,
+            "tracing": telemetry.tracing,
             "tls": credentials is not None,
             "mode": "development" if tokens.is_development else "tokens",
             "data": str(config.data_dir),
@@ -126,18 +306,53 @@ async def create_server(config: ServerConfig, *, embedder: Embedder | None = Non
             f"development mode: no --tokens file, every call is tenant {DEV_TENANT!r}, "
             "loopback only; do not use it for real students"
         )
-    return App(server, port, services, health_servicer)
+    return App(
+        server,
+        port,
+        services,
+        health_servicer,
+        gate,
+        config,
+        telemetry,
+        readiness,
+        metrics_port,
+    )
 
 
-async def serve(config: ServerConfig) -> None:
-    """Runs until SIGTERM or SIGINT, then shuts down gracefully."""
-    # Handlers first: a SIGTERM that arrives while the server starts still stops it gracefully.
+# Something served beside the API in the same loop (the console): started with the running
+# app, it returns the coroutine function that stops it.
+Alongside = Callable[[App], Awaitable[Callable[[], Awaitable[None]]]]
+
+
+async def serve(config: ServerConfig, alongside: Alongside | None = None) -> None:
+    """Runs until SIGTERM or SIGINT, then shuts down gracefully (what runs alongside first);
+    SIGHUP reloads the tokens file."""
+    # Handlers first: a SIGTERM that arrives while the server starts still stops it gracefully,
+    # and a SIGHUP then is applied once it serves rather than killing it.
     stop = asyncio.Event()
+    reload = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, reload.set)
     app = await create_server(config)
+
+    async def reloader() -> None:
+        while True:
+            await reload.wait()
+            reload.clear()
+            await app.reload_tokens()
+
+    try:
+        stop_alongside = await alongside(app) if alongside is not None else None
+    except BaseException:
+        await app.stop(0)
+        raise
+    reloading = asyncio.create_task(reloader())
     await stop.wait()
+    reloading.cancel()
     log.info("stopping", extra={"grace_seconds": config.grace_seconds})
+    if stop_alongside is not None:
+        await stop_alongside()
     await app.stop(config.grace_seconds)
     log.info("stopped")

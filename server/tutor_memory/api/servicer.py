@@ -25,7 +25,7 @@ from tutor_memory.app.ingest import ItemResult, ItemStatus, Rejected, counts
 from tutor_memory.app.root import Services
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, NewEpisode
-from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.errors import InvalidArgument, Unavailable
 from tutor_memory.store.protocols import AppendStatus
 
 
@@ -70,8 +70,19 @@ def _chain(student_id: str, subject_id: str) -> ChainKey:
 
 
 class MemoryServicer(pb_grpc.MemoryServicer):
-    def __init__(self, services: Services) -> None:
-        self._s = services
+    def __init__(self, services: Services | None = None) -> None:
+        self._services = services
+
+    def attach(self, services: Services) -> None:
+        """The services, once loaded: the server listens (health answers) while they load, and
+        the call gate refuses Memory calls until then."""
+        self._services = services
+
+    @property
+    def _s(self) -> Services:
+        if self._services is None:
+            raise Unavailable("the server is loading its data; retry shortly")
+        return self._services
 
     # -- the episode log -----------------------------------------------------------------------
 
@@ -180,7 +191,7 @@ class MemoryServicer(pb_grpc.MemoryServicer):
             request, tenant=current_caller().tenant, now_us=now_us()
         )
         blocks = self._s.blocks
-        block = await blocks.build(req, context.time_remaining())
+        block = await blocks.build(req, context.time_remaining(), explain=request.explain)
         if block is None:
             reply = blocks_pb.dropped_reply(req, blocks.tokenizer)
         else:
@@ -195,7 +206,7 @@ class MemoryServicer(pb_grpc.MemoryServicer):
     ) -> pb.AnnotateAnswerReply:
         chain = _chain(request.student_id, request.subject_id)
         shown = beliefs_pb.shown_from_proto(request)
-        done = await self._s.answers.annotate(chain, shown)
+        done = await self._s.answers.annotate(chain, shown, deadline=_deadline(context))
         return beliefs_pb.annotate_reply(done)
 
     # -- files and the concept map -------------------------------------------------------------
@@ -204,7 +215,9 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         self, request: pb.IngestFileRequest, context: grpc.aio.ServicerContext
     ) -> pb.IngestFileReply:
         chain = _chain(request.student_id, request.subject_id)
-        result = await self._s.files.ingest(files_pb.upload_from_proto(request, chain))
+        result = await self._s.files.ingest(
+            files_pb.upload_from_proto(request, chain), deadline=_deadline(context)
+        )
         return files_pb.ingest_file_reply(result)
 
     async def RemoveFile(

@@ -13,6 +13,7 @@ from tutor_memory.app.executors import Executors
 from tutor_memory.app.files import PassageCache
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.domain.annotations import AnnotationKind
+from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.clock import now_us, us_to_datetime
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
 from tutor_memory.domain.errors import InvalidArgument, NotFound
@@ -23,6 +24,7 @@ from tutor_memory.domain.honesty.grounding import (
     ground,
 )
 from tutor_memory.domain.honesty.tracing import content_words, nearest_passages
+from tutor_memory.domain.limits import TEXT_WORK_SECONDS
 from tutor_memory.domain.recall.block_ids import BlockIds
 from tutor_memory.domain.records import StoredPassage
 from tutor_memory.store.protocols import EpisodeReads
@@ -71,7 +73,9 @@ class AnswerTracer:
             self._words.put(passage.passage_id, found)
         return found
 
-    async def annotate(self, chain: ChainKey, turn: ShownTurn) -> AnswerAnnotated:
+    async def annotate(
+        self, chain: ChainKey, turn: ShownTurn, *, deadline: float | None = None
+    ) -> AnswerAnnotated:
         # Only what the named block showed counts as shown (R7.2): a caller naming any other
         # episode of the chain could inflate the answer's grounding.
         shown = self._block_ids.shown(chain, turn.block_id)
@@ -93,14 +97,18 @@ class AnswerTracer:
             if i != answer_id
         ]
 
+        budget = WorkBudget(
+            "answer: tracing it to its sources", deadline=deadline, cap_seconds=TEXT_WORK_SECONDS
+        )
+
         def trace() -> GroundingResult:
             sources = [
                 SourcePassage(p.file_id, p.version, p.page, p.text)
                 for p in nearest_passages(text, passages, self._passage_words)
             ]
-            return ground(text, sources, memories)
+            return ground(text, sources, memories, budget=budget)
 
-        result = await self._executors.run(self._executors.text, trace)
+        result = await self._executors.run_within(self._executors.text, budget, trace)
         body = json.dumps({"block_id": block_id, **asdict(result)}, default=str)
         await self._ledger.in_transaction(
             chain,

@@ -10,9 +10,11 @@ pack (`domain.recall.ranking`), fetch text only for the packed rows, compose and
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -20,6 +22,7 @@ import numpy.typing as npt
 
 from tutor_memory.app.caches import LruCache
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.honesty.citations import BLOCK_NOTE
 from tutor_memory.domain.recall import block_text
@@ -49,10 +52,22 @@ from tutor_memory.domain.recall.candidates import (
     scaled_to_best,
     window_positions,
 )
+from tutor_memory.domain.recall.explain import (
+    Explanation,
+    FoundBy,
+    Source,
+    explain_ranking,
+    explain_window,
+)
 from tutor_memory.domain.recall.facts import Snapshot
 from tutor_memory.domain.recall.lexical import bm25
-from tutor_memory.domain.recall.ranking import RankRequest, rank_and_pack
-from tutor_memory.domain.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.ranking import (
+    CandidateTrace,
+    RankRequest,
+    rank_and_pack,
+    rank_and_trace,
+)
+from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
 from tutor_memory.domain.text.normalise import normalise
@@ -83,6 +98,17 @@ class StageTimer:
         self._last = now
 
 
+@dataclass(slots=True)
+class _Trace:
+    """What an explained build gathers on its way (`BlockBuilder.build(explain=True)`)."""
+
+    found: FoundBy | None = None
+    ranked: dict[int, CandidateTrace] = field(default_factory=dict)
+    last_turns: list[int] | None = None
+    snapshot: Snapshot | None = None
+    turn: int | None = None
+
+
 class BlockBuilder:
     """Builds one block, synchronously, on the calling thread."""
 
@@ -108,12 +134,17 @@ class BlockBuilder:
         # Token counts of the block's fixed frame (everything but memories, beliefs and map).
         self._frame_tokens: LruCache[str, int] = LruCache(FRAME_CACHE_SIZE)
 
-    def build(self, req: BlockRequest) -> Block:
-        block = self._build(req)
+    def build(self, req: BlockRequest, *, explain: bool = False) -> Block:
+        """The block; with `explain`, ranked by the Python twin of the core with the reasons of
+        every candidate (`domain.recall.explain`)."""
+        trace = _Trace() if explain else None
+        block = self._build(req, trace)
         block.block_id = self._block_ids.issue(req, [m.episode.episode_id for m in block.memories])
+        if trace is not None:
+            block.explanation = self._explanation(req, block, trace)
         return block
 
-    def _build(self, req: BlockRequest) -> Block:
+    def _build(self, req: BlockRequest, trace: _Trace | None = None) -> Block:
         timer = StageTimer()
         tz = zone(req.time_zone)
         if req.mode is Mode.NONE:
@@ -126,11 +157,16 @@ class BlockBuilder:
         # The question of this very turn, if the chat service stored it first: never a memory.
         turn = current_turn(snap, req.query, req.now_us) if snap is not None else None
         record = req.mode is Mode.FULL and bool(req.query) and is_record_question(req.query)
+        # A record question that names a topic is recall within the record about that topic.
+        topic = record_topic(req.query) if record else None
         # Started as early as possible, so that the model runs while everything up to the
-        # neighbour search does. A record question does not search by meaning.
+        # neighbour search does. A record question without a topic does not search by meaning.
         embedding = (
             self._query_pool.submit(self._embedder.embed, [req.query])
-            if req.query.strip() and req.mode is not Mode.WINDOW and snap is not None and not record
+            if req.query.strip()
+            and req.mode is not Mode.WINDOW
+            and snap is not None
+            and (not record or topic is not None)
             else None
         )
         window = (
@@ -160,6 +196,8 @@ class BlockBuilder:
                 positions = positions[positions != turn] if turn is not None else positions
                 counts = np.ones(len(positions), dtype=np.uint32)
                 scores = np.zeros(len(positions), dtype=np.float32)
+                if trace is not None:
+                    trace.last_turns = snap.ids[positions].tolist()
                 timer.lap("rank")
             else:
                 in_window = window_positions(snap, window)
@@ -170,8 +208,8 @@ class BlockBuilder:
                     scores = np.empty(0, np.float32)
                 else:
                     positions, counts, scores, extras = self._rank(
-                        req, table, snap, window, in_window, record, turn, timer, embedding,
-                        extras_for,
+                        req, table, snap, window, in_window, record, topic, turn, timer,
+                        embedding, extras_for, trace,
                     )  # fmt: skip
             if extras is None:
                 extras = extras_for(embedding.result()[0] if embedding is not None else None)
@@ -183,6 +221,8 @@ class BlockBuilder:
             no_record = True
         if extras is None:
             extras = extras_for(None)
+        if trace is not None and snap is not None:
+            trace.snapshot, trace.turn = snap, turn
         block = fit_to_budget(req, shown, extras, Framing(record, window, no_record), self.counter)
         timer.lap("compose")
         block.timings = timer.timings
@@ -198,33 +238,40 @@ class BlockBuilder:
         window: TimeWindow | None,
         in_window: npt.NDArray[np.int64],
         record: bool,
+        topic: str | None,
         turn: int | None,
         timer: StageTimer,
         embedding: Future[Vector] | None,
         extras_for: Callable[[Vector | None], Extras],
+        trace: _Trace | None,
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], Extras]:
-        sets = CandidateSets()
+        sets = CandidateSets(explain=trace is not None)
         # The most recent episodes: the honest offer when nothing matches (R2.2).
-        sets.add(snap.ids[most_recent(snap.occurred_at_us, RECENT_CANDIDATES)], 0.0, False)
+        recent = snap.ids[most_recent(snap.occurred_at_us, RECENT_CANDIDATES)]
+        sets.add(recent, 0.0, False, Source.RECENT)
         # Inside a named period every episode is a candidate and counts as matching it.
         if window is not None:
-            sets.add(snap.ids[in_window], 0.0, True)
+            sets.add(snap.ids[in_window], 0.0, True, Source.PERIOD)
         if record:
             # A record question is about the whole record, not about its own words: every check,
             # quiz and taught note is a candidate beside the recent conversation (R6.4), ranked
             # with it by salience (wrong checks first) and recency alike. So a wrong check months
             # old can rank below this week's conversation; the beliefs section, which comes first,
             # is what carries older verdicts.
-            sets.add(snap.ids[record_positions(snap)], 0.0, False)
-        has_query = bool(req.query.strip()) and not record
+            sets.add(snap.ids[record_positions(snap)], 0.0, False, Source.RECORD)
+        has_query = bool(req.query.strip()) and (not record or topic is not None)
+        # A record question with a topic matches its words by the topic alone, so that the
+        # record phrase ("what did I get wrong") matches nothing on its own; the record's checks
+        # and quizzes stay candidates, and the topic's matches win over them (R2.2).
+        words_of = topic if topic is not None else req.query
         query_vector = None
         if has_query:
             assert embedding is not None
-            norm = normalise(req.query)
-            lexical, scores = bm25(table.postings(query_terms(req.query)), snap.length)
+            norm = normalise(words_of)
+            lexical, scores = bm25(table.postings(query_terms(words_of)), snap.length)
             lexical_relevance = scaled_to_best(scores)
-            sets.add(snap.ids[lexical], lexical_relevance, True)
-            sets.add(table.tagged(norm), 1.0, True)
+            sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
+            sets.add(table.tagged(norm), 1.0, True, Source.TAGGED)
             timer.lap("text")
             query_vector = embedding.result()[0]
             timer.lap("embed")
@@ -238,14 +285,14 @@ class BlockBuilder:
                 np.concatenate([lexical, np.searchsorted(snap.ids, dense_ids)]),
                 np.concatenate([lexical_relevance, dense_relevance]),
             )
-            sets.add(snap.ids[near], near_relevance, True)
+            sets.add(snap.ids[near], near_relevance, True, Source.NEIGHBOUR)
             timer.lap("neighbours")
         # The map's sections need the query's embedding (to route it to concepts) and must be
         # known before packing, since what they take leaves less for the episodes.
         extras = extras_for(query_vector)
         if extras.routed:
             # Episodes touching the concepts the query was routed to (R2.1).
-            sets.add(table.tagged_with(extras.routed), 1.0, True)
+            sets.add(table.tagged_with(extras.routed), 1.0, True, Source.CONCEPT)
         overhead = self._overhead(req, extras, record, window)
 
         cand_ids, cand_relevance, cand_matched = sets.arrays()
@@ -256,27 +303,30 @@ class BlockBuilder:
                 cand_relevance[keep],
                 cand_matched[keep],
             )
-        ranked = rank_and_pack(
-            RankRequest(
-                chain_ids=snap.ids,
-                occurred_at_us=snap.occurred_at_us,
-                salience=snap.salience,
-                dup_key=snap.dup_key,
-                tokens=snap.tokens,
-                flagged=snap.flagged,
-                cand_ids=cand_ids,
-                cand_relevance=cand_relevance,
-                cand_matched=cand_matched,
-                now_us=req.now_us,
-                has_query=has_query or window is not None,
-                window_start_us=window.start_us if window else None,
-                window_end_us=window.end_us if window else None,
-                # The tutor's narrations of a period are not memories of it (R2.6).
-                exclude_flagged=window is not None or record,
-                budget_tokens=max(0, req.budget_tokens - overhead),
-                max_items=MAX_MEMORIES,
-            )
+        request = RankRequest(
+            chain_ids=snap.ids,
+            occurred_at_us=snap.occurred_at_us,
+            salience=snap.salience,
+            dup_key=snap.dup_key,
+            tokens=snap.tokens,
+            flagged=snap.flagged,
+            cand_ids=cand_ids,
+            cand_relevance=cand_relevance,
+            cand_matched=cand_matched,
+            now_us=req.now_us,
+            has_query=has_query or window is not None,
+            window_start_us=window.start_us if window else None,
+            window_end_us=window.end_us if window else None,
+            # The tutor's narrations of a period are not memories of it (R2.6).
+            exclude_flagged=window is not None or record,
+            budget_tokens=max(0, req.budget_tokens - overhead),
+            max_items=MAX_MEMORIES,
         )
+        if trace is None:
+            ranked = rank_and_pack(request)
+        else:
+            ranked, trace.ranked = rank_and_trace(request)
+            trace.found = sets.found
         positions, counts, scores = ranked.positions, ranked.counts, ranked.scores
         timer.lap("rank")
         return positions, counts, scores, extras
@@ -319,6 +369,25 @@ class BlockBuilder:
         shown.sort(key=lambda m: (m.episode.occurred_at_us, m.episode.seq))
         return shown
 
+    def _explanation(self, req: BlockRequest, block: Block, trace: _Trace) -> Explanation:
+        """The reasons of an explained build, each with the row of its episode."""
+        snap = trace.snapshot
+        if snap is None:
+            return Explanation()
+        shown = {m.episode.episode_id for m in block.memories}
+        if trace.last_turns is not None:
+            made = explain_window(trace.last_turns, snap.ids, snap.salience, shown)
+        elif trace.found is not None:
+            turn = int(snap.ids[trace.turn]) if trace.turn is not None else None
+            made = explain_ranking(trace.found, snap.ids, snap.salience, trace.ranked, shown, turn)
+        else:
+            return Explanation()
+        rows = self._episodes.memory_rows(req.chain, [c.episode_id for c in made.candidates])
+        made.candidates = [
+            dataclasses.replace(c, row=rows.get(c.episode_id)) for c in made.candidates
+        ]
+        return made
+
     def _overhead(
         self, req: BlockRequest, extras: Extras, record: bool, window: TimeWindow | None
     ) -> int:
@@ -335,27 +404,46 @@ class BlockBuilder:
 class Blocks:
     """The BuildBlock use case: a build on a block thread, never awaited past the turn's cap."""
 
-    def __init__(self, builder: BlockBuilder, executors: Executors, cap_seconds: float) -> None:
+    def __init__(
+        self,
+        builder: BlockBuilder,
+        executors: Executors,
+        cap_seconds: float,
+        telemetry: Telemetry | None = None,
+    ) -> None:
         self.builder = builder
         self._executors = executors
         self._cap_seconds = cap_seconds
+        self._telemetry = telemetry or Telemetry()
+
+    def _build_timed(self, req: BlockRequest, *, explain: bool) -> tuple[int, Block]:
+        """The block and the wall-clock time (ns) its build began on the block thread."""
+        started_ns = time.time_ns()
+        return started_ns, self.builder.build(req, explain=explain)
 
     @property
     def tokenizer(self) -> str:
         return self.builder.counter.name
 
-    async def build(self, req: BlockRequest, time_remaining: float | None) -> Block | None:
+    async def build(
+        self, req: BlockRequest, time_remaining: float | None, *, explain: bool = False
+    ) -> Block | None:
         """The block, or None when it was dropped at the cap (R6.1): a slow memory must not
         stand in front of the chat model's first token. The worker finishes on its own; its
         result is dropped. Raises DeadlineExceeded when the caller's own deadline came first."""
         limit = self._cap_seconds if time_remaining is None else min(self._cap_seconds,
                                                                      time_remaining)  # fmt: skip
-        building = self._executors.run(self._executors.blocks, self.builder.build, req)
+        building = self._executors.run(
+            self._executors.blocks, self._build_timed, req, explain=explain
+        )
         try:
-            return await asyncio.wait_for(building, timeout=max(limit, 0.0))
+            started_ns, block = await asyncio.wait_for(building, timeout=max(limit, 0.0))
         except TimeoutError:
             if time_remaining is not None and time_remaining <= self._cap_seconds:
                 raise DeadlineExceeded(
                     "the memory block was not ready before the call's deadline; abandoned"
                 ) from None
+            self._telemetry.block_dropped()
             return None
+        self._telemetry.block_built(started_ns, block.timings)
+        return block

@@ -32,6 +32,8 @@ class LruCache(Generic[K, V]):
         self._size = size
         self._items: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
+        # Entries dropped to stay within `size` (reported as a metric).
+        self.evictions = 0
 
     def __len__(self) -> int:
         return len(self._items)
@@ -49,6 +51,7 @@ class LruCache(Generic[K, V]):
             self._items.move_to_end(key)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
+                self.evictions += 1
 
     def pop(self, key: K) -> None:
         with self._lock:
@@ -64,6 +67,15 @@ class ChainCache(Generic[T]):
         # Bumped by every invalidation, so a load that raced one is not kept as current.
         self._generation: dict[ChainKey, int] = {}
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Chains held now."""
+        return len(self._items)
+
+    @property
+    def evictions(self) -> int:
+        """Chains dropped to stay within the bound (invalidations are not evictions)."""
+        return self._items.evictions
 
     def invalidate(self, chain: ChainKey) -> None:
         with self._lock:

@@ -28,6 +28,9 @@ DEFAULT_CACHE_BUDGET_MIB = 1024
 # Threads that build blocks at once; an abandoned build finishes on its thread, so more than one
 # keeps the next turn from queueing behind it.
 BLOCK_THREADS = 2
+# Seconds between two readiness probes of the store: how soon a load balancer hears that the
+# store went away (or came back).
+DEFAULT_READINESS_PROBE_SECONDS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,9 @@ class ServerConfig:
     tokenizer: Path | None = None
     block_cap_seconds: float = DEFAULT_BLOCK_CAP_SECONDS
     cache_budget_bytes: int = DEFAULT_CACHE_BUDGET_MIB * MIB
+    # HOST:PORT of the Prometheus metrics endpoint (/metrics); None: not served.
+    metrics_listen: str | None = None
+    readiness_probe_seconds: float = DEFAULT_READINESS_PROBE_SECONDS
 
     @property
     def database_path(self) -> Path:
@@ -56,6 +62,14 @@ class ServerConfig:
     def snapshot_dir(self) -> Path:
         """Where the chains' snapshot files are kept (index/snapshots.py)."""
         return self.data_dir / SNAPSHOT_DIR_NAME
+
+
+def split_host_port(listen: str) -> tuple[str, int]:
+    """HOST:PORT (IPv6 in brackets) as (host, port); raises ValueError naming the problem."""
+    host, sep, port = listen.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"{listen!r} is not HOST:PORT")
+    return host.strip("[]"), int(port)
 
 
 def is_loopback(listen: str) -> bool:

@@ -7,13 +7,17 @@ map ("remember that ..."); everything else is a plain append.
 
 from __future__ import annotations
 
+import builtins
 import enum
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tutor_memory.app.beliefs import BeliefKeeper
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.teaching import Teacher
+from tutor_memory.domain.annotations import AnnotationKind
 from tutor_memory.domain.chain import Verification, verify_chain
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
@@ -37,6 +41,35 @@ class CheckpointStatus(enum.Enum):
 class ChainReport:
     verification: Verification
     checkpoint_status: CheckpointStatus | None
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeNote:
+    """An annotation of an episode as a person reads it: its kind and what it says."""
+
+    kind: AnnotationKind | str
+    says: str
+    created_at_us: int
+
+
+def _says(kind: str, body: str) -> str:
+    """The gist of an annotation's stored body (JSON written by the use case of its kind)."""
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(doc, dict):
+        return body
+    if kind == AnnotationKind.GROUNDING:
+        sentences = doc.get("sentences")
+        count = len(sentences) if isinstance(sentences, list) else 0
+        return f"{doc.get('status', '?')} ({count} sentences traced)"
+    if kind == AnnotationKind.CITATION:
+        return f"{doc.get('status', '?')}: {doc.get('detail', '')}"
+    if kind == AnnotationKind.SHOWN_MEMORIES:
+        ids = doc.get("memory_ids")
+        return f"block showed memories {ids}" if ids else "block showed no memory"
+    return body
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +160,31 @@ class Episodes:
             ),
         )
         return EpisodePage(rows[:limit], len(rows) > limit)
+
+    async def chains_of(self, tenant: str) -> builtins.list[ChainKey]:
+        """The tenant's chains that hold at least one episode, by student then subject."""
+        chains = await self._executors.run(self._executors.readers, self._store.chains)
+        return sorted(
+            (c for c in chains if c.tenant == tenant), key=lambda c: (c.student, c.subject)
+        )
+
+    async def notes(
+        self, chain: ChainKey, episode_ids: Sequence[int]
+    ) -> dict[int, builtins.list[EpisodeNote]]:
+        """The annotations of these episodes of the chain (grounding, citation verdicts, the
+        memories shown), oldest first; episodes without any are absent."""
+
+        def read() -> dict[int, builtins.list[EpisodeNote]]:
+            found: dict[int, builtins.list[EpisodeNote]] = {}
+            for episode_id in episode_ids:
+                rows = self._store.annotations(chain, episode_id)
+                if rows:
+                    found[episode_id] = [
+                        EpisodeNote(r.kind, _says(r.kind, r.body), r.created_at_us) for r in rows
+                    ]
+            return found
+
+        return await self._executors.run(self._executors.readers, read)
 
     async def verify(
         self, chain: ChainKey, checkpoint: SignedCheckpoint | None = None

@@ -14,6 +14,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 from tutor_memory.app.writer_thread import WriterThread
+from tutor_memory.domain.budget import WorkBudget
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -32,6 +33,9 @@ TEXT_THREADS = 2
 # Threads that read course files and build their concepts: a file can take seconds, and must
 # not hold up the embedding every episode write needs.
 FILE_THREADS = 1
+# The readiness probe's thread: apart from the readers, so a busy server still answers whether
+# its store can be reached.
+PROBE_THREADS = 1
 # The thread that derives the recall facts of batch imports (stemming, token counts, narration):
 # Python work that holds the GIL, so one thread is all it can use, and apart from the embed pool
 # so that single writes never queue behind an import's chunk.
@@ -56,15 +60,34 @@ class Executors:
         self.query_embed = ThreadPoolExecutor(QUERY_EMBED_THREADS, thread_name_prefix="query")
         self.text = ThreadPoolExecutor(TEXT_THREADS, thread_name_prefix="text")
         self.files = ThreadPoolExecutor(FILE_THREADS, thread_name_prefix="files")
+        self.probe = ThreadPoolExecutor(PROBE_THREADS, thread_name_prefix="probe")
         self.ingest = ThreadPoolExecutor(INGEST_THREADS, thread_name_prefix="ingest")
 
     async def run(self, pool: Executor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
         return await asyncio.get_running_loop().run_in_executor(pool, call)
 
+    async def run_within(
+        self,
+        pool: ThreadPoolExecutor,
+        budget: WorkBudget,
+        fn: Callable[P, T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """`run`, for work that checks `budget`: when the awaiting call is cancelled (its caller
+        went away or its deadline passed), the budget is cancelled too, so the thread stops at
+        its next check instead of finishing work nobody will read."""
+        try:
+            return await self.run(pool, fn, *args, **kwargs)
+        except asyncio.CancelledError:
+            budget.cancel()
+            raise
+
     def shutdown(self) -> None:
         """Waits for the work already handed out, then stops every pool (writes last)."""
         pools = (
+            self.probe,
             self.files,
             self.text,
             self.blocks,

@@ -12,11 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 from tutor_memory.app.caches import ChainCache
 from tutor_memory.app.changes import Change
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger, PreparedBatch
 from tutor_memory.app.maps import MapCache
+from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
@@ -46,7 +50,7 @@ from tutor_memory.domain.files.versions import (
     fingerprint,
     removal_row,
 )
-from tutor_memory.domain.limits import MAX_CONCEPT_CHARS, MAX_QUERY_CHARS
+from tutor_memory.domain.limits import FILE_WORK_SECONDS, MAX_CONCEPT_CHARS, MAX_QUERY_CHARS
 from tutor_memory.domain.records import NewFileVersion, NewPassage
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus, FileReads, StoreWriter
@@ -54,6 +58,9 @@ from tutor_memory.store.protocols import AppendOutcome, AppendStatus, FileReads,
 T = TypeVar("T")
 PassageCache = ChainCache[Passages]
 
+
+# Passages embedded between two checks of a file's work budget (about a second of work).
+EMBED_BATCH = 64
 
 EXTRACTOR_BUILTIN = "builtin"
 EXTRACTOR_CALLER = "caller"
@@ -116,7 +123,12 @@ class FileIngest:
     async def _read(self, fn: Callable[[], T]) -> T:
         return await self._executors.run(self._executors.readers, fn)
 
-    async def ingest(self, upload: FileUpload) -> IngestResult:
+    async def ingest(self, upload: FileUpload, *, deadline: float | None = None) -> IngestResult:
+        """`deadline` is the caller's (event-loop time); the reading, extraction and embedding of
+        the file also stop after FILE_WORK_SECONDS (RESOURCE_EXHAUSTED, nothing stored)."""
+        budget = WorkBudget(
+            "content: reading the file", deadline=deadline, cap_seconds=FILE_WORK_SECONDS
+        )
         digest = fingerprint(upload.content)
         latest = await self._read(
             lambda: self._store.latest_file_version(upload.chain, upload.file_id)
@@ -129,8 +141,8 @@ class FileIngest:
             )  # fmt: skip
         # On the file pool: reading a file and extracting its concepts can take seconds, and
         # must not hold up the embedding that every episode write needs.
-        prepared, row = await self._executors.run(
-            self._executors.files, self._prepare, upload, digest
+        prepared, row = await self._executors.run_within(
+            self._executors.files, budget, self._prepare, upload, digest, budget
         )
         expected = latest[0] if latest else 0
 
@@ -163,19 +175,23 @@ class FileIngest:
             row.extractor, names, row.rejected, outcomes[0].episode, len(chain_map.map.nodes),
         )  # fmt: skip
 
-    def _prepare(self, upload: FileUpload, digest: str) -> tuple[PreparedBatch, NewFileVersion]:
+    def _prepare(
+        self, upload: FileUpload, digest: str, budget: WorkBudget
+    ) -> tuple[PreparedBatch, NewFileVersion]:
         try:
-            document = read_document(upload.content, upload.filename, upload.media_type)
+            document = read_document(upload.content, upload.filename, upload.media_type, budget)
         except FileRejected as exc:
             raise InvalidArgument("content", exc.reason) from exc
+        budget.check()
         if upload.concepts:
             accepted, rejected = validate_caller_concepts(upload.concepts, len(document.pages))
             extractor = EXTRACTOR_CALLER
         else:
-            accepted, rejected = screen(self._extractor.extract(document))
+            accepted, rejected = screen(self._extractor.extract(document, budget))
             extractor = EXTRACTOR_BUILTIN
+        budget.check()
         chunks = passages(document)
-        vectors = self._embedder.embed([c.name for c in accepted] + [p.text for p in chunks])
+        vectors = self._embed([c.name for c in accepted] + [p.text for p in chunks], budget)
         names = [c.name for c in accepted]
         episode = NewEpisode(
             chain=upload.chain,
@@ -208,6 +224,15 @@ class FileIngest:
             ),
         )
         return self._ledger.prepare([episode]), row
+
+    def _embed(self, texts: list[str], budget: WorkBudget) -> npt.NDArray[np.float32]:
+        """The embeddings of `texts`, a batch at a time, the budget checked between batches: a
+        long file's embedding is most of its work."""
+        parts = [np.empty((0, self._embedder.dim), np.float32)]
+        for start in range(0, len(texts), EMBED_BATCH):
+            budget.check()
+            parts.append(self._embedder.embed(texts[start : start + EMBED_BATCH]))
+        return np.concatenate(parts)
 
     async def remove(self, chain: ChainKey, file_id: str, occurred_at_us: int) -> RemoveResult:
         latest = await self._read(lambda: self._store.latest_file_version(chain, file_id))

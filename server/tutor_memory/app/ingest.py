@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from tutor_memory.app.beliefs import BeliefKeeper
 from tutor_memory.app.ledger import Ledger, PreparedBatch
+from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.errors import ResourceExhausted
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus
@@ -73,9 +74,12 @@ ChunkListener = Callable[[list[ItemResult]], Awaitable[None]]
 
 
 class BatchIngest:
-    def __init__(self, ledger: Ledger, beliefs: BeliefKeeper) -> None:
+    def __init__(
+        self, ledger: Ledger, beliefs: BeliefKeeper, telemetry: Telemetry | None = None
+    ) -> None:
         self._ledger = ledger
         self._beliefs = beliefs
+        self._telemetry = telemetry or Telemetry()
 
     async def ingest(
         self, items: AsyncIterable[NewEpisode | Rejected], *, deadline: float | None
@@ -122,8 +126,10 @@ class BatchIngest:
                 for o in outcomes
                 if o.status is AppendStatus.INSERTED and o.episode.kind is Kind.CHECK
             )
-            done = [item_result(i, o) for i, o in zip(indices, outcomes, strict=True)]
-            await committed(sorted(early + done, key=lambda r: r.index))
+            done = sorted(early + [item_result(i, o) for i, o in zip(indices, outcomes, strict=True)],
+                          key=lambda r: r.index)  # fmt: skip
+            self._telemetry.ingest_items({s.value: n for s, n in counts(done).items()})
+            await committed(done)
 
         async def write_oldest() -> None:
             nonlocal writing, rejected
@@ -168,6 +174,7 @@ class BatchIngest:
             if writing is not None:
                 await writing
             if rejected:
+                self._telemetry.ingest_items({s.value: n for s, n in counts(rejected).items()})
                 await committed(rejected)
         finally:
             for _, task in preparing:

@@ -89,6 +89,12 @@ class Ledger:
         self._counter = counter
         self._executors = executors
         self._changes = changes
+        # Called on the writer thread after each commit with its outcomes (quota counts).
+        self._commit_listeners: list[Callable[[Sequence[AppendOutcome]], None]] = []
+
+    def on_commit(self, listener: Callable[[Sequence[AppendOutcome]], None]) -> None:
+        """Calls `listener(outcomes)` after every committed episode write."""
+        self._commit_listeners.append(listener)
 
     @property
     def episodes(self) -> EpisodeReads:
@@ -170,6 +176,8 @@ class Ledger:
             # On the writer thread too: adding to a graph index costs real time, and the event
             # loop must not wait on it.
             self._index_inserted(prepared, outcomes)
+            for listener in self._commit_listeners:
+                listener(outcomes)
             inserted = _changes_of(outcomes)
             for chain in dict.fromkeys(o.episode.chain for o in outcomes):
                 what = inserted.get(chain, Change.NOTHING) | also

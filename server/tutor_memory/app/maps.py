@@ -37,6 +37,11 @@ class MapCache:
         self._embedder = embedder
         self._cache: ChainCache[ChainMap] = ChainCache(self._build, size)
 
+    @property
+    def cache(self) -> ChainCache[ChainMap]:
+        """The cache of built maps (for its size and evictions)."""
+        return self._cache
+
     def invalidate(self, chain: ChainKey) -> None:
         self._cache.invalidate(chain)
 

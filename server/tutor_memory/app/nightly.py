@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -30,6 +31,7 @@ from tutor_memory.app.changes import Change
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
+from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.annotations import AnnotationKind
 from tutor_memory.domain.beliefs.calibration import calibrate, calibration_json
 from tutor_memory.domain.beliefs.history import calibration_pairs, decayed_row
@@ -119,20 +121,61 @@ class NightlyReads(EpisodeReads, NightlyReadsOfStore, Protocol):
     """What the cycle reads: undigested episodes, coverage of days, checks, the citation batch."""
 
 
+@dataclass(frozen=True, slots=True)
+class NightlyStatus:
+    """What the cycle has done for one chain: its state, the days it digested (start of each
+    day -> the highest seq digested), and when it last composed the self-model."""
+
+    state: NightlyState | None
+    digested_days: dict[int, int]
+    composed_at_us: int | None
+
+
 class NightlyCycle:
     def __init__(
-        self, ledger: Ledger, store: NightlyReads, maps: MapCache, executors: Executors
+        self,
+        ledger: Ledger,
+        store: NightlyReads,
+        maps: MapCache,
+        executors: Executors,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self._ledger = ledger
         self._store = store
         self._maps = maps
         self._executors = executors
+        self._telemetry = telemetry or Telemetry()
 
     async def _read(self, fn: Callable[[], T]) -> T:
         return await self._executors.run(self._executors.readers, fn)
 
+    async def status(self, chain: ChainKey) -> NightlyStatus:
+        """The cycle's runs as they show in one chain (read only)."""
+        store = self._store
+
+        def read() -> NightlyStatus:
+            return NightlyStatus(
+                store.nightly_state(chain),
+                store.day_coverage(chain),
+                store.self_model_composed_at(chain),
+            )
+
+        return await self._read(read)
+
     async def run(
         self, run: Consolidation, *, progress: Callable[[int, int], None] | None = None
+    ) -> CycleSummary:
+        started = time.monotonic()
+        try:
+            summary = await self._run(run, progress)
+        except BaseException:
+            self._telemetry.nightly_finished(started, ok=False)
+            raise
+        self._telemetry.nightly_finished(started, ok=True)
+        return summary
+
+    async def _run(
+        self, run: Consolidation, progress: Callable[[int, int], None] | None
     ) -> CycleSummary:
         summary = CycleSummary()
         candidates = await self._read(self._store.nightly_candidates)

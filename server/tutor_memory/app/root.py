@@ -8,8 +8,10 @@ process runs with, and how the caches learn of changes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tutor_memory.app.answers import AnswerTracer
 from tutor_memory.app.beliefs import BeliefKeeper
@@ -24,13 +26,17 @@ from tutor_memory.app.files import FileIngest, passage_cache
 from tutor_memory.app.ingest import BatchIngest
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
+from tutor_memory.app.metrics import CacheReport, Metrics
 from tutor_memory.app.nightly import NightlyCycle
+from tutor_memory.app.quotas import Quotas
 from tutor_memory.app.reports import Reporter
 from tutor_memory.app.resident import ResidentChains
 from tutor_memory.app.teaching import Teacher
+from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.app.views import CachedSources
 from tutor_memory.domain.recall.block_ids import BlockIds
 from tutor_memory.domain.recall.facts import FACTS_VERSION
+from tutor_memory.domain.recall.timewords import warm_up as warm_up_time_words
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.signing import ServerKey
 from tutor_memory.domain.tokens import TokenCounter
@@ -85,6 +91,8 @@ class Services:
     ledger: Ledger
     embedding: EmbeddingQueue
     resident: ResidentChains
+    telemetry: Telemetry
+    quotas: Quotas
 
     def close(self) -> None:
         """Stops the embedding queue (what it still holds is in the store without a vector and
@@ -103,17 +111,28 @@ def open_store(config: ServerConfig) -> Store:
     return SqliteStore(config.database_path)
 
 
-def build_services(config: ServerConfig, *, embedder: Embedder | None = None) -> Services:
+def build_services(
+    config: ServerConfig,
+    *,
+    embedder: Embedder | None = None,
+    telemetry: Telemetry | None = None,
+    quotas: Quotas | None = None,
+) -> Services:
     """Opens the store and loads the model and the caches. `embedder` lets tests share one loaded
-    model between servers. Raises ConfigError for a configuration that cannot work."""
+    model between servers; `telemetry` is where the use cases report and `quotas` the per-tenant
+    limits the server's call gate applies (fresh ones by default). Raises ConfigError for a
+    configuration that cannot work."""
     # The tokenizer and the model load side by side (both mostly native code): start-up waits
     # for the slower of the two instead of their sum.
     counting = in_background(load_counter, config.tokenizer)
+    telemetry = telemetry or Telemetry()
     embedder = embedder or load_embedder(config)
     try:
         counter = counting.result()
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
+    # The date library compiles each language's patterns on first use: here, not in a turn.
+    warm_up_time_words()
     store = open_store(config)
     key = load_or_create_server_key(config.data_dir)
     executors = Executors()
@@ -155,15 +174,21 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
         block_ids,
         CachedSources(current_beliefs, maps, counter),
     )
+    # Stored episodes per tenant, for the quotas: counted from the store at start
+    # (`Quotas.set_episode_counts`), then by every commit.
+    quotas = quotas or Quotas()
+    ledger.on_commit(quotas.count_inserted)
+    _watch(telemetry.metrics, vectors, tables, resident, maps, current_beliefs, passages, quotas)
+    telemetry.metrics.watch_embedding_backlog(embedding.pending)
     return Services(
         episodes=Episodes(ledger, store, key, beliefs, teacher, executors),
-        ingest=BatchIngest(ledger, beliefs),
-        blocks=Blocks(builder, executors, config.block_cap_seconds),
+        ingest=BatchIngest(ledger, beliefs, telemetry),
+        blocks=Blocks(builder, executors, config.block_cap_seconds, telemetry),
         files=FileIngest(ledger, store, embedder, maps, passages, executors),
         teacher=teacher,
         beliefs=beliefs,
         reporter=Reporter(store, maps, executors),
-        nightly=NightlyCycle(ledger, store, maps, executors),
+        nightly=NightlyCycle(ledger, store, maps, executors, telemetry),
         answers=AnswerTracer(ledger, store, passages, block_ids, executors),
         maps=maps,
         store=store,
@@ -177,4 +202,40 @@ def build_services(config: ServerConfig, *, embedder: Embedder | None = None) ->
         ledger=ledger,
         embedding=embedding,
         resident=resident,
+        telemetry=telemetry,
+        quotas=quotas,
     )
+
+
+def _watch(
+    metrics: Metrics,
+    vectors: VectorIndex,
+    tables: RecallTables,
+    resident: ResidentChains,
+    maps: MapCache,
+    current_beliefs: ChainCache[list[BeliefRow]],
+    passages: ChainCache[Any],
+    quotas: Quotas,
+) -> None:
+    """Every cache the metrics report (tutor_memory_cache_*), and the per-tenant counts. The
+    vector index and the recall tables hold the chains in memory (app/resident.py), which leave
+    together under the memory budget: both report its evictions; the per-chain caches of derived
+    data are LRU-bounded and cannot measure their bytes cheaply."""
+    metrics.watch_cache(
+        "vectors", lambda: CacheReport(vectors.chains(), vectors.vector_bytes(), resident.evictions())
+    )
+    metrics.watch_cache(
+        "recall_tables",
+        lambda: CacheReport(len(tables), tables.array_bytes(), resident.evictions()),
+    )
+    for name, cache in (
+        ("maps", maps.cache),
+        ("beliefs", current_beliefs),
+        ("passages", passages),
+    ):
+        metrics.watch_cache(name, _lru_report(cache))
+    metrics.watch_tenant_episodes(quotas.episode_counts)
+
+
+def _lru_report(cache: ChainCache[Any]) -> Callable[[], CacheReport]:
+    return lambda: CacheReport(len(cache), None, cache.evictions)

@@ -1,4 +1,5 @@
-"""`tutor-memory serve | fetch-model | verify | token new | ingest | consolidate`."""
+"""`tutor-memory serve | fetch-model | verify | token new | backup | restore | ingest |
+consolidate`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tutor_memory.api.auth import new_token, token_sha256
+from tutor_memory.api.tokens_file import entry_text
 from tutor_memory.app import logs
 from tutor_memory.app.config import (
     DEFAULT_BLOCK_CAP_SECONDS,
@@ -19,9 +21,12 @@ from tutor_memory.app.config import (
     DEFAULT_LISTEN,
     DEFAULT_MAX_MESSAGE_BYTES,
     MIB,
+    DEFAULT_READINESS_PROBE_SECONDS,
     ServerConfig,
 )
 from tutor_memory.cli import operations as cli_ops
+from tutor_memory.domain.errors import InvalidArgument
+from tutor_memory.domain.limits import check_identifier
 from tutor_memory.models.fetch import ModelIntegrityError, default_model_dir, fetch_model
 
 log = logging.getLogger("tutor_memory.cli")
@@ -59,7 +64,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES)
     serve.add_argument("--grace-seconds", type=float, default=DEFAULT_GRACE_SECONDS)
+    serve.add_argument(
+        "--metrics-listen", help="HOST:PORT of the Prometheus /metrics endpoint (default: none)"
+    )
+    serve.add_argument(
+        "--readiness-probe-seconds",
+        type=float,
+        default=DEFAULT_READINESS_PROBE_SECONDS,
+        help="how often readiness checks that the store answers (default %(default)s)",
+    )
     serve.add_argument("--log-level", default="INFO")
+    serve.add_argument(
+        "--console-listen",
+        metavar="HOST:PORT",
+        help="also serve the read-only web console there (off by default; a bare PORT means "
+        "127.0.0.1:PORT; without --tokens, loopback only)",
+    )
 
     fetch = sub.add_parser("fetch-model", help="download and verify the pinned embedding model")
     fetch.add_argument("--model-dir", type=Path, help=f"default: {default_model_dir()}")
@@ -71,7 +91,27 @@ def _parser() -> argparse.ArgumentParser:
     token_sub = token.add_subparsers(dest="token_command", required=True)
     token_new = token_sub.add_parser("new", help="make a token and print its tokens-file entry")
     token_new.add_argument("--tenant", required=True)
-    token_new.add_argument("--name", help="label shown in logs")
+    token_new.add_argument(
+        "--name", help="the caller, shown in logs; a second token with the same name rotates it"
+    )
+    token_new.add_argument("--read-only", action="store_true", help="scope: read-only calls")
+    token_new.add_argument(
+        "--student-prefix", default="", help="scope: student ids starting with this"
+    )
+    token_new.add_argument(
+        "--subject",
+        action="append",
+        default=[],
+        dest="subjects",
+        help="scope: this subject (repeat for several; default: every subject)",
+    )
+
+    backup = sub.add_parser("backup", help="copy a data directory to one file, while it serves")
+    backup.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
+    backup.add_argument("--out", type=Path, required=True, help="the backup file to write")
+    restore = sub.add_parser("restore", help="bring a backup back into a new data directory")
+    restore.add_argument("--from", dest="source", type=Path, required=True, help="backup file")
+    restore.add_argument("--data", type=Path, required=True, help="an empty or new directory")
     cli_ops.add_commands(sub)
     return parser
 
@@ -87,7 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "verify":
         return _verify(args.data)
     if args.command == "token":
-        return _token_new(args.tenant, args.name)
+        return _token_new(args)
+    if args.command == "backup":
+        return _backup(args.data, args.out)
+    if args.command == "restore":
+        return _restore(args.source, args.data)
     if args.command == "ingest":
         return cli_ops.ingest(args)
     if args.command == "consolidate":
@@ -111,9 +155,18 @@ def _serve(args: argparse.Namespace) -> int:
         tokenizer=args.tokenizer,
         block_cap_seconds=args.block_cap_seconds,
         cache_budget_bytes=args.cache_memory_mib * MIB,
+        metrics_listen=args.metrics_listen,
+        readiness_probe_seconds=args.readiness_probe_seconds,
     )
+    alongside = None
+    if args.console_listen:
+        from tutor_memory.cli.console_gate import console_beside
+        from tutor_memory.console.server import DEFAULT_CONSOLE_HOST
+
+        listen = args.console_listen
+        alongside = console_beside(listen if ":" in listen else f"{DEFAULT_CONSOLE_HOST}:{listen}")
     try:
-        asyncio.run(serve(config))
+        asyncio.run(serve(config, alongside))
     except (ConfigError, ModelIntegrityError) as exc:
         log.error(f"cannot start: {exc}")
         return 2
@@ -145,13 +198,62 @@ def _verify(data_dir: Path) -> int:
     return 1 if broken else 0
 
 
-def _token_new(tenant: str, name: str | None) -> int:
+def _token_new(args: argparse.Namespace) -> int:
+    try:
+        check_identifier("--tenant", args.tenant)
+        if args.name is not None:
+            check_identifier("--name", args.name)
+        if args.student_prefix:
+            check_identifier("--student-prefix", args.student_prefix)
+        for subject in args.subjects:
+            check_identifier("--subject", subject)
+    except InvalidArgument as exc:
+        print(f"token new: {exc}", file=sys.stderr)
+        return 2
     token = new_token()
     print(f"token (give it to the caller; it is not stored): {token}")
     print("entry for the tokens file:")
-    print("[[tokens]]")
-    print(f'tenant = "{tenant}"')
-    print(f'sha256 = "{token_sha256(token)}"')
-    if name:
-        print(f'name = "{name}"')
+    print(
+        entry_text(
+            args.tenant,
+            token_sha256(token),
+            name=args.name,
+            read_only=args.read_only,
+            student_prefix=args.student_prefix,
+            subjects=tuple(dict.fromkeys(args.subjects)),
+        ),
+        end="",
+    )
+    return 0
+
+
+def _backup(data_dir: Path, out: Path) -> int:
+    from tutor_memory.app.backup import BackupError, backup
+
+    try:
+        report = backup(data_dir, out)
+    except BackupError as exc:
+        print(f"backup failed: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"backup written: {report.path} ({report.bytes} bytes): {report.chains} chains, "
+        f"{report.episodes} episodes, and the server key (keep the file as secret as the key)"
+    )
+    for name in report.skipped:
+        print(f"not server state, left out: {data_dir / name}", file=sys.stderr)
+    return 0
+
+
+def _restore(source: Path, data_dir: Path) -> int:
+    from tutor_memory.app.backup import BackupError, restore
+
+    try:
+        report = restore(source, data_dir)
+    except BackupError as exc:
+        print(f"restore failed: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"restored into {report.data_dir}: {report.chains} chains, {report.episodes} episodes, "
+        "every chain verifies"
+    )
     return 0

@@ -34,11 +34,55 @@ MAX_CONCEPT_CHARS = 200
 MAX_TOPIC_CHARS = 200
 # A query (BuildBlock, SearchPassages): longer than any message a student types.
 MAX_QUERY_CHARS = 8_000
+# BuildBlock: the largest token budget.
+MAX_BUDGET_TOKENS = 100_000
 # An IANA time zone name ("America/Argentina/ComodRivadavia" is 32).
 MAX_TIME_ZONE_CHARS = 64
 # A file's name and media type as the caller gives them.
 MAX_FILENAME_CHARS = 256
 MAX_MEDIA_TYPE_CHARS = 128
+
+# -- course files (IngestFile.content) -----------------------------------------------------------
+
+# Largest file accepted, in bytes (25 MiB): a long textbook PDF fits; anything bigger is more likely
+# a scanned book or a video sent by mistake, and would hold a worker for seconds.
+MAX_FILE_BYTES = 25 * 1024 * 1024
+# Most pages a file may have, after splitting (so it bounds Markdown and text too). A thousand-page
+# reference manual is not a course file, and every page is later cut into passages and embedded.
+MAX_PAGES = 2_000
+# Most characters of text a file may hold once read (about 1,700 printed pages): every character
+# is cut into passages and embedded, so this bounds the work and the memory of one file.
+MAX_FILE_TEXT_CHARS = 5_000_000
+# Longest line of a Markdown or plain-text file, in characters: a paragraph on one line fits many
+# times over; a megabyte line is generated data, not course text.
+MAX_LINE_CHARS = 100_000
+# Deepest nesting of block quotes and list items on one Markdown line.
+MAX_MARKDOWN_NESTING = 16
+# A PDF's page tree may be this many levels deep (a real one has 2 or 3).
+MAX_PDF_PAGE_TREE_DEPTH = 32
+# Most bytes one PDF stream may inflate to: a dense page's content is a few hundred kilobytes.
+MAX_PDF_STREAM_BYTES = 16 * 1024 * 1024
+# The content the pages of a PDF draw, in bytes, counted once per page that draws it: at most
+# this many times the file's size, and never more than the cap below (though at least the floor).
+# A course PDF's pages draw each their own content, a few times its compressed size; a file whose
+# pages repeat one stream, or whose streams inflate a thousandfold, is refused before any text is
+# read from it.
+PDF_CONTENT_RATIO = 10
+MIN_PDF_CONTENT_BYTES = 4 * 1024 * 1024
+MAX_PDF_CONTENT_BYTES = 64 * 1024 * 1024
+# Items of one PDF array (a page tree's kids, a font's widths): a flat tree of the most pages fits
+# many times over, and a tree listing one page a hundred thousand times is refused while read.
+MAX_PDF_ARRAY_ITEMS = 50_000
+# Form XObjects one PDF page may invoke while its text is read.
+MAX_PDF_FORMS_PER_PAGE = 1_000
+
+# -- work per request ------------------------------------------------------------------------------
+
+# The most a request's text work may take (detectors, grounding), and one file's reading,
+# extraction and embedding; past it the work stops with RESOURCE_EXHAUSTED. A caller's own
+# shorter deadline stops it sooner, with DEADLINE_EXCEEDED.
+TEXT_WORK_SECONDS = 10
+FILE_WORK_SECONDS = 120
 
 # -- opaque tokens -------------------------------------------------------------------------------
 
@@ -144,7 +188,13 @@ def check_not_future(field: str, us: int, now_us: int) -> int:
 
 
 def quoted(value: str, limit: int = 64) -> str:
-    """A caller's value as an error message quotes it: at most `limit` characters, so an error
-    never grows with the input (gRPC trailers are small)."""
-    shown = value if len(value) <= limit else value[:limit] + "…"
-    return repr(shown)
+    """A caller's value as an error message quotes it: its repr, at most `limit` characters
+    between the quotes, so an error never grows with the input (gRPC trailers are small).
+
+    The repr is what is bounded, not the value: an escaped character takes up to ten ("\\u2028"),
+    so a bound on the value alone let 64 invisible characters become 640.
+    """
+    shown = value[:limit]
+    while len(repr(shown)) > limit + 2:  # at most `limit` steps of a short string
+        shown = shown[:-1]
+    return repr(shown + "…" if len(shown) < len(value) else shown)

@@ -155,6 +155,14 @@ class ChainTable:
                 self._appended_occurrences += len(r.stems)
             self._n = end
 
+    def array_bytes(self) -> int:
+        """Bytes of the chain's arrays: columns and posting lists, at their capacity."""
+        with self._lock:
+            columns = sum(c.nbytes for c in self._cols.values())
+            base = self._base_offsets.nbytes + self._base_positions.nbytes + self._base_tfs.nbytes
+            appended = sum(p.positions.nbytes + p.tfs.nbytes for p in self._postings.values())
+            return columns + base + appended
+
     def postings(
         self, stems: Sequence[str]
     ) -> list[tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]]:
@@ -292,6 +300,8 @@ class RecallTables:
         self._tables: dict[ChainKey, ChainTable] = {}
         self._lock = threading.Lock()
         self.on_read = on_read
+        # chain -> (rows, bytes) when last measured (array_bytes).
+        self._measured: dict[ChainKey, tuple[int, int]] = {}
 
     def add(self, chain: ChainKey, rows: Iterable[RecallRow]) -> None:
         table = self._tables.get(chain)
@@ -316,3 +326,20 @@ class RecallTables:
     def remove(self, chain: ChainKey) -> None:
         with self._lock:
             self._tables.pop(chain, None)
+            self._measured.pop(chain, None)
+
+    def __len__(self) -> int:
+        """Chains held."""
+        return len(self._tables)
+
+    def array_bytes(self) -> int:
+        """Bytes of every chain's arrays. A chain is measured again only when it grew since the
+        last call, so a scrape costs what changed, not the whole index."""
+        total = 0
+        for chain, table in list(self._tables.items()):
+            n = len(table)
+            seen = self._measured.get(chain)
+            if seen is None or seen[0] != n:
+                seen = self._measured[chain] = (n, table.array_bytes())
+            total += seen[1]
+        return total

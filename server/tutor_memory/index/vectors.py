@@ -232,6 +232,10 @@ class VectorIndex:
                 ids_now, vectors_now = _contents(entry.index, 0)
             self._start_conversion(chain, entry, ids_now, vectors_now)
 
+    def vector_bytes(self) -> int:
+        """Bytes of the vectors held (4 per dimension; an HNSW graph's links come on top)."""
+        return sum(int(e.index.ntotal) for e in list(self._chains.values())) * self.dim * 4
+
     def rebuild(self, stored: Iterable[ChainVectors]) -> int:
         """Loads stored vectors, one chain at a time; returns how many were loaded. Large chains
         get their graph built right away, before the server takes calls."""

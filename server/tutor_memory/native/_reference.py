@@ -38,6 +38,7 @@ __all__ = [
     "EPISODE_DOMAIN_TAG",
     "GENESIS_HASH",
     "HASH_LEN",
+    "CandidateTrace",
     "ChainWalk",
     "LinkBreak",
     "NativeInputError",
@@ -45,6 +46,7 @@ __all__ = [
     "RankArgs",
     "episode_hash",
     "rank_and_pack",
+    "rank_and_trace",
     "read_rank_request",
     "verify_chain",
 ]
@@ -604,6 +606,25 @@ def _check_unit_range(name: str, values: Sequence[float]) -> None:
             raise NativeInputError(f"{name} must be in [0, 1], but {name}[{i}] is not")
 
 
+@dataclass(slots=True)
+class CandidateTrace:
+    """What ranking did with one candidate (a chain position), for ``rank_and_trace``.
+
+    ``dropped`` names the step that left it out, or is empty when it was packed: "window"
+    (outside the period), "narration" (a flagged narration left out), "filter" (matched nothing
+    while something matched), "collapse" (a copy of the better-ranked ``collapsed_into``),
+    "limit" (past ``max_items``), "budget" (did not fit the tokens left).
+    """
+
+    relevance: float
+    matched: bool
+    recency: float = 0.0
+    score: float = 0.0
+    rank: int = 0  # 1-based place in the score order; 0 when never scored
+    dropped: str = ""
+    collapsed_into: int = -1  # chain position
+
+
 def rank_and_pack(
     request: _RankRequest,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], int]:
@@ -613,6 +634,24 @@ def rank_and_pack(
     attribute order: types; integer ranges; array lengths; ``chain_ids`` strictly ascending;
     ``salience`` then ``cand_relevance`` in ``[0, 1]``; weights finite; the half-life.
     """
+    return _rank(request, None)
+
+
+def rank_and_trace(
+    request: _RankRequest,
+) -> tuple[
+    tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], int],
+    dict[int, CandidateTrace],
+]:
+    """``rank_and_pack``, and what each candidate (by chain position) went through: the same
+    steps, recorded. Used to explain a block (BuildBlock's ``explain``)."""
+    traces: dict[int, CandidateTrace] = {}
+    return _rank(request, traces), traces
+
+
+def _rank(
+    request: _RankRequest, traces: dict[int, CandidateTrace] | None
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], int]:
     # Phases 1 and 2: types, then integer ranges.
     r = read_rank_request(request)
     now, start, end = r.now_us, r.window_start_us, r.window_end_us
@@ -670,29 +709,46 @@ def rank_and_pack(
         relevance[pos] = max(relevance[pos], rel) if pos in relevance else rel
         matched[pos] = matched.get(pos, False) or is_match != 0
     pool = list(relevance)
+    half_life_us = half_life_days * _US_PER_DAY
+
+    def score_of(pos: int) -> tuple[float, float]:
+        # 0.5 ** (age / half_life), written as exp2 because the extension calls libm's exp2.
+        recency = math.exp2(-(max(0, now - at[pos]) / half_life_us))
+        return w_rel * relevance[pos] + w_sal * sal[pos] + w_rec * recency, recency
+
+    if traces is not None:
+        for pos in pool:
+            score, recency = score_of(pos)
+            traces[pos] = CandidateTrace(relevance[pos], matched[pos], recency, score)
+
+    def keep(pool: list[int], test: Callable[[int], bool], step: str) -> list[int]:
+        if traces is not None:
+            for pos in pool:
+                if not test(pos):
+                    traces[pos].dropped = step
+        return [pos for pos in pool if test(pos)]
 
     # 2. Scope (R2.5, R2.6): time is a filter; the tutor's own narrations can be left out.
     if start is not None:
-        pool = [pos for pos in pool if at[pos] >= start]
+        lower: int = start
+        pool = keep(pool, lambda pos: at[pos] >= lower, "window")
     if end is not None:
-        pool = [pos for pos in pool if at[pos] < end]
+        upper: int = end
+        pool = keep(pool, lambda pos: at[pos] < upper, "window")
     if r.exclude_flagged:
-        pool = [pos for pos in pool if flag[pos] == 0]
+        pool = keep(pool, lambda pos: flag[pos] == 0, "narration")
 
     # 3. Relevance filter (R2.2): with a query and a match, non-matches are discarded.
     if r.has_query and any(matched[pos] for pos in pool):
-        pool = [pos for pos in pool if matched[pos]]
+        pool = keep(pool, lambda pos: matched[pos], "filter")
 
     # 4. Score (R2.3) and rank: score, then occurred_at, then id, all descending.
-    half_life_us = half_life_days * _US_PER_DAY
-    scored: list[tuple[float, int, int]] = []
-    for pos in pool:
-        # 0.5 ** (age / half_life), written as exp2 because the extension calls libm's exp2.
-        recency = math.exp2(-(max(0, now - at[pos]) / half_life_us))
-        score = w_rel * relevance[pos] + w_sal * sal[pos] + w_rec * recency
-        scored.append((score, at[pos], pos))
+    scored = [(score_of(pos)[0], at[pos], pos) for pos in pool]
     # Positions follow the ascending ids, so "id descending" is "position descending".
     scored.sort(key=lambda s: (-s[0], -s[1], -s[2]))
+    if traces is not None:
+        for place, (_, _, pos) in enumerate(scored, start=1):
+            traces[pos].rank = place
 
     # 5. Collapse (R2.4): the best-ranked of each dup_key stands for its whole group.
     group_of: dict[int, int] = {}
@@ -702,6 +758,9 @@ def rank_and_pack(
         key = dup[pos]
         if key in group_of:
             counts[group_of[key]] += 1
+            if traces is not None:
+                traces[pos].dropped = "collapse"
+                traces[pos].collapsed_into = survivors[group_of[key]][1]
         else:
             group_of[key] = len(survivors)
             survivors.append((score, pos))
@@ -714,12 +773,16 @@ def rank_and_pack(
     tokens_used = 0
     for (score, pos), count in zip(survivors, counts, strict=True):
         if len(out_positions) >= limit:
-            break
-        if tokens_used + tok[pos] <= budget:
+            if traces is None:
+                break
+            traces[pos].dropped = "limit"
+        elif tokens_used + tok[pos] <= budget:
             tokens_used += tok[pos]
             out_positions.append(pos)
             out_counts.append(count)
             out_scores.append(score)
+        elif traces is not None:
+            traces[pos].dropped = "budget"
 
     return (
         np.array(out_positions, dtype=np.int64),

@@ -310,6 +310,19 @@ class NightlyReads(Protocol):
         ...
 
 
+class Operations(Protocol):
+    """What running the server needs of a store: readiness and quotas."""
+
+    def ping(self) -> None:
+        """Returns when the store can be reached and read now; raises (OSError, the engine's
+        error) when it cannot. Cheap: the readiness probe calls it every few seconds."""
+        ...
+
+    def episode_counts(self) -> dict[str, int]:
+        """Stored episodes per tenant (digests included), for the episode quotas at start."""
+        ...
+
+
 class Store(
     EpisodeWrites,
     EpisodeReads,
@@ -318,6 +331,7 @@ class Store(
     FileReads,
     BeliefReads,
     NightlyReads,
+    Operations,
     Protocol,
 ):
     """Everything an engine implements: the reads of every concern, and transactions."""

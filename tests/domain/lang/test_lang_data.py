@@ -9,7 +9,7 @@ from importlib import resources
 import pytest
 
 from tutor_memory.domain import lang
-from tutor_memory.domain.lang import LANGUAGES, RELATIVE_KEYS, LanguageData
+from tutor_memory.domain.lang import LANGUAGES, LanguageData
 from tutor_memory.domain.text.normalise import normalise
 from tutor_memory.domain.text.phrases import compile_phrase
 from tutor_memory.domain.text.words import stop_words, words
@@ -67,7 +67,7 @@ def _phrase_fields(data: LanguageData) -> dict[str, tuple[str, ...]]:
         "time_false_friends": data.time_false_friends,
     }
     fields.update({f: getattr(data, f) for f in CONCEPT_PHRASE_FIELDS})
-    fields.update({f"relative.{k}": v for k, v in data.relative.items()})
+    fields["time_glosses"] = tuple(data.time_glosses)
     fields.update({f"month {i + 1}": names for i, names in enumerate(data.months)})
     return fields
 
@@ -78,8 +78,7 @@ def test_every_language_file_loads_with_twelve_named_months(code: str) -> None:
     assert data.code == code
     assert len(data.months) == 12
     assert all(names for names in data.months)
-    assert set(data.relative) == set(RELATIVE_KEYS)
-    assert all(data.relative[k] for k in RELATIVE_KEYS)
+    assert data.time_glosses
     assert data.record_triggers
     assert data.narration_markers
     assert data.month_prepositions
@@ -126,14 +125,13 @@ def test_ambiguous_months_are_month_names_of_the_same_language(code: str) -> Non
     assert {_key(a) for a in data.ambiguous_months} <= names
 
 
-def test_a_relative_phrase_names_one_period_in_every_language() -> None:
-    meaning: dict[str, set[str]] = defaultdict(set)
+def test_time_glosses_are_english_words_of_the_period_grammar() -> None:
+    grammar = {"since", "between", "last", "this", "ago", "weekend", "fortnight"}
+    grammar |= {"day", "week", "month", "year"}
     for data in lang.all_languages():
-        keys = [(_key(p), k) for k, phrases in data.relative.items() for p in phrases]
-        assert len({p for p, _ in keys}) == len(keys), f"{data.code}: a relative phrase repeats"
-        for phrase, key in keys:
-            meaning[phrase].add(key)
-    assert {p: k for p, k in meaning.items() if len(k) > 1} == {}
+        for source, english in data.time_glosses.items():
+            for word in english.split():
+                assert word in grammar or word.isdigit(), f"{data.code}: {source!r} -> {word!r}"
 
 
 @pytest.mark.parametrize("code", LANGUAGES)

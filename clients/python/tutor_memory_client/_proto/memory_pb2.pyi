@@ -50,6 +50,32 @@ class BlockMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BLOCK_MODE_WINDOW: _ClassVar[BlockMode]
     BLOCK_MODE_NONE: _ClassVar[BlockMode]
 
+class CandidateSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CANDIDATE_SOURCE_UNSPECIFIED: _ClassVar[CandidateSource]
+    CANDIDATE_SOURCE_RECENT: _ClassVar[CandidateSource]
+    CANDIDATE_SOURCE_PERIOD: _ClassVar[CandidateSource]
+    CANDIDATE_SOURCE_RECORD: _ClassVar[CandidateSource]
+    CANDIDATE_SOURCE_LEXICAL: _ClassVar[CandidateSource]
+    CANDIDATE_SOURCE_TAGGED: _ClassVar[CandidateSource]
+    CANDIDATE_SOURCE_DENSE: _ClassVar[CandidateSource]
+    CANDIDATE_SOURCE_NEIGHBOUR: _ClassVar[CandidateSource]
+    CANDIDATE_SOURCE_CONCEPT: _ClassVar[CandidateSource]
+    CANDIDATE_SOURCE_LAST_TURNS: _ClassVar[CandidateSource]
+
+class CandidateOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CANDIDATE_OUTCOME_UNSPECIFIED: _ClassVar[CandidateOutcome]
+    CANDIDATE_OUTCOME_SHOWN: _ClassVar[CandidateOutcome]
+    CANDIDATE_OUTCOME_CURRENT_TURN: _ClassVar[CandidateOutcome]
+    CANDIDATE_OUTCOME_WINDOW: _ClassVar[CandidateOutcome]
+    CANDIDATE_OUTCOME_NARRATION: _ClassVar[CandidateOutcome]
+    CANDIDATE_OUTCOME_FILTER: _ClassVar[CandidateOutcome]
+    CANDIDATE_OUTCOME_COLLAPSE: _ClassVar[CandidateOutcome]
+    CANDIDATE_OUTCOME_LIMIT: _ClassVar[CandidateOutcome]
+    CANDIDATE_OUTCOME_BUDGET: _ClassVar[CandidateOutcome]
+    CANDIDATE_OUTCOME_FIT: _ClassVar[CandidateOutcome]
+
 class Grounding(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     GROUNDING_UNSPECIFIED: _ClassVar[Grounding]
@@ -103,6 +129,26 @@ BLOCK_MODE_FULL: BlockMode
 BLOCK_MODE_EPISODES: BlockMode
 BLOCK_MODE_WINDOW: BlockMode
 BLOCK_MODE_NONE: BlockMode
+CANDIDATE_SOURCE_UNSPECIFIED: CandidateSource
+CANDIDATE_SOURCE_RECENT: CandidateSource
+CANDIDATE_SOURCE_PERIOD: CandidateSource
+CANDIDATE_SOURCE_RECORD: CandidateSource
+CANDIDATE_SOURCE_LEXICAL: CandidateSource
+CANDIDATE_SOURCE_TAGGED: CandidateSource
+CANDIDATE_SOURCE_DENSE: CandidateSource
+CANDIDATE_SOURCE_NEIGHBOUR: CandidateSource
+CANDIDATE_SOURCE_CONCEPT: CandidateSource
+CANDIDATE_SOURCE_LAST_TURNS: CandidateSource
+CANDIDATE_OUTCOME_UNSPECIFIED: CandidateOutcome
+CANDIDATE_OUTCOME_SHOWN: CandidateOutcome
+CANDIDATE_OUTCOME_CURRENT_TURN: CandidateOutcome
+CANDIDATE_OUTCOME_WINDOW: CandidateOutcome
+CANDIDATE_OUTCOME_NARRATION: CandidateOutcome
+CANDIDATE_OUTCOME_FILTER: CandidateOutcome
+CANDIDATE_OUTCOME_COLLAPSE: CandidateOutcome
+CANDIDATE_OUTCOME_LIMIT: CandidateOutcome
+CANDIDATE_OUTCOME_BUDGET: CandidateOutcome
+CANDIDATE_OUTCOME_FIT: CandidateOutcome
 GROUNDING_UNSPECIFIED: Grounding
 GROUNDING_ANSWERED: Grounding
 GROUNDING_PARTIAL: Grounding
@@ -376,7 +422,7 @@ class CheckpointReply(_message.Message):
     def __init__(self, checkpoint: _Optional[_Union[SignedCheckpoint, _Mapping]] = ...) -> None: ...
 
 class BuildBlockRequest(_message.Message):
-    __slots__ = ("student_id", "subject_id", "query", "budget_tokens", "now", "time_zone", "mode")
+    __slots__ = ("student_id", "subject_id", "query", "budget_tokens", "now", "time_zone", "mode", "explain")
     STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
@@ -384,6 +430,7 @@ class BuildBlockRequest(_message.Message):
     NOW_FIELD_NUMBER: _ClassVar[int]
     TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
+    EXPLAIN_FIELD_NUMBER: _ClassVar[int]
     student_id: str
     subject_id: str
     query: str
@@ -391,7 +438,38 @@ class BuildBlockRequest(_message.Message):
     now: _timestamp_pb2.Timestamp
     time_zone: str
     mode: BlockMode
-    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., query: _Optional[str] = ..., budget_tokens: _Optional[int] = ..., now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time_zone: _Optional[str] = ..., mode: _Optional[_Union[BlockMode, str]] = ...) -> None: ...
+    explain: bool
+    def __init__(self, student_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., query: _Optional[str] = ..., budget_tokens: _Optional[int] = ..., now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time_zone: _Optional[str] = ..., mode: _Optional[_Union[BlockMode, str]] = ..., explain: _Optional[bool] = ...) -> None: ...
+
+class CandidateReason(_message.Message):
+    __slots__ = ("episode_id", "kind", "occurred_at", "summary", "found_by", "relevance", "matched", "salience", "recency", "score", "rank", "outcome", "collapsed_into")
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    FOUND_BY_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_FIELD_NUMBER: _ClassVar[int]
+    SALIENCE_FIELD_NUMBER: _ClassVar[int]
+    RECENCY_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    COLLAPSED_INTO_FIELD_NUMBER: _ClassVar[int]
+    episode_id: int
+    kind: EpisodeKind
+    occurred_at: _timestamp_pb2.Timestamp
+    summary: str
+    found_by: _containers.RepeatedScalarFieldContainer[CandidateSource]
+    relevance: float
+    matched: bool
+    salience: float
+    recency: float
+    score: float
+    rank: int
+    outcome: CandidateOutcome
+    collapsed_into: int
+    def __init__(self, episode_id: _Optional[int] = ..., kind: _Optional[_Union[EpisodeKind, str]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., summary: _Optional[str] = ..., found_by: _Optional[_Iterable[_Union[CandidateSource, str]]] = ..., relevance: _Optional[float] = ..., matched: _Optional[bool] = ..., salience: _Optional[float] = ..., recency: _Optional[float] = ..., score: _Optional[float] = ..., rank: _Optional[int] = ..., outcome: _Optional[_Union[CandidateOutcome, str]] = ..., collapsed_into: _Optional[int] = ...) -> None: ...
 
 class BlockMemory(_message.Message):
     __slots__ = ("episode_id", "kind", "occurred_at", "repeats", "repeated_ids", "score", "line")
@@ -442,7 +520,7 @@ class StageTiming(_message.Message):
     def __init__(self, stage: _Optional[str] = ..., ms: _Optional[float] = ...) -> None: ...
 
 class BuildBlockReply(_message.Message):
-    __slots__ = ("text", "sections", "memories", "block_id", "tokens_used", "budget_tokens", "record_mode", "time_window", "no_record", "dropped", "timings", "tokenizer", "vectors_pending")
+    __slots__ = ("text", "sections", "memories", "block_id", "tokens_used", "budget_tokens", "record_mode", "time_window", "no_record", "dropped", "timings", "tokenizer", "candidates", "candidates_considered", "vectors_pending")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SECTIONS_FIELD_NUMBER: _ClassVar[int]
     MEMORIES_FIELD_NUMBER: _ClassVar[int]
@@ -455,6 +533,8 @@ class BuildBlockReply(_message.Message):
     DROPPED_FIELD_NUMBER: _ClassVar[int]
     TIMINGS_FIELD_NUMBER: _ClassVar[int]
     TOKENIZER_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_CONSIDERED_FIELD_NUMBER: _ClassVar[int]
     VECTORS_PENDING_FIELD_NUMBER: _ClassVar[int]
     text: str
     sections: _containers.RepeatedCompositeFieldContainer[BlockSection]
@@ -468,8 +548,10 @@ class BuildBlockReply(_message.Message):
     dropped: bool
     timings: _containers.RepeatedCompositeFieldContainer[StageTiming]
     tokenizer: str
+    candidates: _containers.RepeatedCompositeFieldContainer[CandidateReason]
+    candidates_considered: int
     vectors_pending: int
-    def __init__(self, text: _Optional[str] = ..., sections: _Optional[_Iterable[_Union[BlockSection, _Mapping]]] = ..., memories: _Optional[_Iterable[_Union[BlockMemory, _Mapping]]] = ..., block_id: _Optional[str] = ..., tokens_used: _Optional[int] = ..., budget_tokens: _Optional[int] = ..., record_mode: _Optional[bool] = ..., time_window: _Optional[_Union[TimeWindow, _Mapping]] = ..., no_record: _Optional[bool] = ..., dropped: _Optional[bool] = ..., timings: _Optional[_Iterable[_Union[StageTiming, _Mapping]]] = ..., tokenizer: _Optional[str] = ..., vectors_pending: _Optional[int] = ...) -> None: ...
+    def __init__(self, text: _Optional[str] = ..., sections: _Optional[_Iterable[_Union[BlockSection, _Mapping]]] = ..., memories: _Optional[_Iterable[_Union[BlockMemory, _Mapping]]] = ..., block_id: _Optional[str] = ..., tokens_used: _Optional[int] = ..., budget_tokens: _Optional[int] = ..., record_mode: _Optional[bool] = ..., time_window: _Optional[_Union[TimeWindow, _Mapping]] = ..., no_record: _Optional[bool] = ..., dropped: _Optional[bool] = ..., timings: _Optional[_Iterable[_Union[StageTiming, _Mapping]]] = ..., tokenizer: _Optional[str] = ..., candidates: _Optional[_Iterable[_Union[CandidateReason, _Mapping]]] = ..., candidates_considered: _Optional[int] = ..., vectors_pending: _Optional[int] = ...) -> None: ...
 
 class AnnotateAnswerRequest(_message.Message):
     __slots__ = ("student_id", "subject_id", "answer_episode_id", "block_id", "memory_ids")

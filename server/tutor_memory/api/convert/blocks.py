@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from tutor_memory._proto import memory_pb2 as pb
 from tutor_memory.api.convert.common import chain_of, timestamp_to_us, us_to_timestamp
-from tutor_memory.api.convert.enums import KIND_TO_PROTO, MODE_FROM_PROTO
+from tutor_memory.api.convert.enums import (
+    CANDIDATE_OUTCOME_TO_PROTO,
+    KIND_TO_PROTO,
+    MODE_FROM_PROTO,
+    SOURCE_TO_PROTO,
+)
 from tutor_memory.domain.errors import InvalidArgument
-from tutor_memory.domain.limits import MAX_QUERY_CHARS
+from tutor_memory.domain.limits import MAX_BUDGET_TOKENS, MAX_QUERY_CHARS
 from tutor_memory.domain.recall.block import Block, BlockRequest, zone
-
-# BuildBlock: the largest token budget.
-MAX_BUDGET_TOKENS = 100_000
+from tutor_memory.domain.recall.explain import CandidateReason
 
 
 def block_request_from_proto(
@@ -73,4 +76,27 @@ def block_to_proto(block: Block, *, budget_tokens: int, tokenizer: str) -> pb.Bu
         reply.time_window.start.CopyFrom(us_to_timestamp(block.window.start_us))
         reply.time_window.end.CopyFrom(us_to_timestamp(block.window.end_us))
         reply.time_window.label = block.window.label
+    if block.explanation is not None:
+        reply.candidates.extend(reason_to_proto(c) for c in block.explanation.candidates)
+        reply.candidates_considered = block.explanation.considered
     return reply
+
+
+def reason_to_proto(c: CandidateReason) -> pb.CandidateReason:
+    msg = pb.CandidateReason(
+        episode_id=c.episode_id,
+        found_by=[SOURCE_TO_PROTO[s] for s in c.found_by],
+        relevance=c.relevance,
+        matched=c.matched,
+        salience=c.salience,
+        recency=c.recency,
+        score=c.score,
+        rank=c.rank,
+        outcome=CANDIDATE_OUTCOME_TO_PROTO[c.outcome],
+        collapsed_into=c.collapsed_into,
+    )
+    if c.row is not None:
+        msg.kind = KIND_TO_PROTO[c.row.kind]
+        msg.occurred_at.CopyFrom(us_to_timestamp(c.row.occurred_at_us))
+        msg.summary = c.row.summary
+    return msg

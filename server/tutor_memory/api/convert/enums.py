@@ -11,6 +11,8 @@ from tutor_memory.domain.beliefs.rules import Claim
 from tutor_memory.domain.conceptmap.bands import Band
 from tutor_memory.domain.episodes import Kind, Outcome
 from tutor_memory.domain.recall.block import Mode
+from tutor_memory.domain.recall.explain import Outcome as CandidateOutcome
+from tutor_memory.domain.recall.explain import Source
 
 KIND_FROM_PROTO: dict[pb.EpisodeKind, Kind] = {
     pb.EPISODE_KIND_QUESTION: Kind.QUESTION,
@@ -75,4 +77,28 @@ ROUTING_TO_PROTO = {
 CLAIM_TO_PROTO = {
     Claim.UNDERSTANDS.value: pb.CLAIM_UNDERSTANDS,
     Claim.STRUGGLES_WITH.value: pb.CLAIM_STRUGGLES_WITH,
+}
+
+SOURCE_TO_PROTO: dict[Source, pb.CandidateSource] = {
+    Source.RECENT: pb.CANDIDATE_SOURCE_RECENT,
+    Source.PERIOD: pb.CANDIDATE_SOURCE_PERIOD,
+    Source.RECORD: pb.CANDIDATE_SOURCE_RECORD,
+    Source.LEXICAL: pb.CANDIDATE_SOURCE_LEXICAL,
+    Source.TAGGED: pb.CANDIDATE_SOURCE_TAGGED,
+    Source.DENSE: pb.CANDIDATE_SOURCE_DENSE,
+    Source.NEIGHBOUR: pb.CANDIDATE_SOURCE_NEIGHBOUR,
+    Source.CONCEPT: pb.CANDIDATE_SOURCE_CONCEPT,
+    Source.LAST_TURNS: pb.CANDIDATE_SOURCE_LAST_TURNS,
+}
+
+CANDIDATE_OUTCOME_TO_PROTO: dict[CandidateOutcome, pb.CandidateOutcome] = {
+    CandidateOutcome.SHOWN: pb.CANDIDATE_OUTCOME_SHOWN,
+    CandidateOutcome.CURRENT_TURN: pb.CANDIDATE_OUTCOME_CURRENT_TURN,
+    CandidateOutcome.WINDOW: pb.CANDIDATE_OUTCOME_WINDOW,
+    CandidateOutcome.NARRATION: pb.CANDIDATE_OUTCOME_NARRATION,
+    CandidateOutcome.FILTER: pb.CANDIDATE_OUTCOME_FILTER,
+    CandidateOutcome.COLLAPSE: pb.CANDIDATE_OUTCOME_COLLAPSE,
+    CandidateOutcome.LIMIT: pb.CANDIDATE_OUTCOME_LIMIT,
+    CandidateOutcome.BUDGET: pb.CANDIDATE_OUTCOME_BUDGET,
+    CandidateOutcome.FIT: pb.CANDIDATE_OUTCOME_FIT,
 }

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
+from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.conceptmap.blocks import parse_blocks
 from tutor_memory.domain.conceptmap.canonical import canonical_key, key_tokens
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
@@ -120,7 +121,9 @@ class Extractor(Protocol):
 
     name: str
 
-    def extract(self, document: Document) -> list[ExtractedConcept]: ...
+    def extract(
+        self, document: Document, budget: WorkBudget | None = None
+    ) -> list[ExtractedConcept]: ...
 
 
 class _Signal(Enum):
@@ -589,9 +592,14 @@ class OfflineExtractor:
 
     name = "builtin"
 
-    def extract(self, document: Document) -> list[ExtractedConcept]:
+    def extract(
+        self, document: Document, budget: WorkBudget | None = None
+    ) -> list[ExtractedConcept]:
+        """The file's concepts; `budget` is checked at every page."""
+        budget = budget or unlimited()
         reader = _Reader()
         markdown = document.kind == "markdown"
         for page in document.pages:
+            budget.check()
             reader.read_page(page.text, page.number, page.headings, markdown=markdown)
         return reader.concepts()

@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from tutor_memory.domain import lang
+from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.recall.block_text import DATE_FORMAT
 from tutor_memory.domain.text import sentences
 from tutor_memory.domain.text.normalise import normalise
@@ -398,18 +399,28 @@ def ground(
     passages: Sequence[SourcePassage],
     memories: Sequence[SourceMemory],
     tz_name: str = "UTC",
+    budget: WorkBudget | None = None,
 ) -> GroundingResult:
     """Trace each sentence of `answer` to the passages and recalled memories (module docstring).
 
-    `tz_name` (IANA) is the time zone in which memory labels give their dates.
+    `tz_name` (IANA) is the time zone in which memory labels give their dates. `budget` is
+    checked at each source and each sentence.
     """
+    budget = budget or unlimited()
     tz = ZoneInfo(tz_name)
-    passage_sources = [_source(p.text) for p in passages]
-    memory_sources = [_source(m.text) for m in memories]
-    traces = tuple(
-        _trace(s, passages, passage_sources, memories, memory_sources, tz)
-        for s in split_sentences(answer)
-    )
+    passage_sources = []
+    for p in passages:
+        budget.check()
+        passage_sources.append(_source(p.text))
+    memory_sources = []
+    for m in memories:
+        budget.check()
+        memory_sources.append(_source(m.text))
+    traced = []
+    for s in split_sentences(answer):
+        budget.check()
+        traced.append(_trace(s, passages, passage_sources, memories, memory_sources, tz))
+    traces = tuple(traced)
     counted = [t for t in traces if t.counted]
     grounded = sum(1 for t in counted if t.passages or t.episode_ids)
     if not counted:

@@ -19,9 +19,15 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
 - `year_suffixes`: letters glued after a year's digits (Arabic "2025م").
 - `attached_prepositions`, `attached_conjunctions`: clitics glued to the next word (Arabic ب "in",
   و "and"). A month with an attached preposition counts as introduced by one; a conjunction doesn't.
-- `relative`: for each key of `RELATIVE_KEYS`, the phrases naming that period ("last week").
+- `time_glosses`: an object mapping a word or phrase to English words, for the time words the
+  date library (dateparser) leaves untranslated: "since", "between", "last" after its noun
+  ("settimana scorsa", "الأسبوع الماضي"), numerals it lacks ("tre", "dos"), "the week before last"
+  ("vorletzte": "ago last"), "weekend". The English words are those of
+  `tutor_memory.domain.recall.timewindow`'s grammar (see `tutor_memory.domain.recall.timewords`).
 - `record_triggers`: phrases by which a student asks about their own record ("what did I get
   wrong").
+- `topic_prepositions`: words that introduce what a record question is about ("what did I get wrong
+  *about* fractions", "cosa abbiamo fatto *sulla* fotosintesi", "ماذا درسنا *عن* البراكين").
 - `trigger_vetoes`: single words that, right before a trigger, make it a different question
   (Spanish "por" in "¿por qué estudiamos…?", "why do we study…").
 - `narration_markers`: first-person-plural recap verbs a tutor uses to narrate past sessions
@@ -135,18 +141,6 @@ from typing import Any
 
 LANGUAGES = ("en", "it", "es", "fr", "de", "pt", "ar")
 
-# The relative periods every language file names, in the order documented for `relative`.
-RELATIVE_KEYS = (
-    "yesterday",
-    "today",
-    "last_week",
-    "this_week",
-    "last_month",
-    "this_month",
-    "last_year",
-    "this_year",
-)
-
 MONTHS_PER_YEAR = 12
 
 _STRING_LIST_FIELDS = (
@@ -157,6 +151,7 @@ _STRING_LIST_FIELDS = (
     "attached_prepositions",
     "attached_conjunctions",
     "record_triggers",
+    "topic_prepositions",
     "trigger_vetoes",
     "narration_markers",
     "marker_vetoes",
@@ -217,8 +212,9 @@ class LanguageData:
     year_suffixes: tuple[str, ...]
     attached_prepositions: tuple[str, ...]
     attached_conjunctions: tuple[str, ...]
-    relative: Mapping[str, tuple[str, ...]]
+    time_glosses: Mapping[str, str]
     record_triggers: tuple[str, ...]
+    topic_prepositions: tuple[str, ...]
     trigger_vetoes: tuple[str, ...]
     narration_markers: tuple[str, ...]
     marker_vetoes: tuple[str, ...]
@@ -292,9 +288,6 @@ def _parse(code: str, raw: Any) -> LanguageData:
     months = raw.get("months")
     if not isinstance(months, list) or len(months) != MONTHS_PER_YEAR:
         raise ValueError(f"{where}: 'months' must list {MONTHS_PER_YEAR} months")
-    relative = raw.get("relative")
-    if not isinstance(relative, dict) or set(relative) != set(RELATIVE_KEYS):
-        raise ValueError(f"{where}: 'relative' must have exactly the keys {RELATIVE_KEYS}")
     lists = {f: _strings(f"{where}: '{f}'", raw.get(f)) for f in _STRING_LIST_FIELDS}
     rules = raw.get("plural_rules")
     if not isinstance(rules, list):
@@ -303,9 +296,7 @@ def _parse(code: str, raw: Any) -> LanguageData:
         code=code,
         name=raw["name"],
         months=tuple(_strings(f"{where}: month {i + 1}", m) for i, m in enumerate(months)),
-        relative=MappingProxyType(
-            {k: _strings(f"{where}: relative '{k}'", relative[k]) for k in RELATIVE_KEYS}
-        ),
+        time_glosses=_irregulars(f"{where}: 'time_glosses'", raw.get("time_glosses")),
         plural_rules=tuple(
             _plural_rule(f"{where}: plural rule {i + 1}", r) for i, r in enumerate(rules)
         ),

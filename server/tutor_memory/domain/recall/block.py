@@ -12,6 +12,7 @@ from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import InvalidArgument
 from tutor_memory.domain.limits import MAX_TIME_ZONE_CHARS, quoted
 from tutor_memory.domain.recall import block_text
+from tutor_memory.domain.recall.explain import Explanation
 from tutor_memory.domain.recall.sections import BELIEFS_TITLE, Extras
 from tutor_memory.domain.recall.timewindow import TimeWindow
 from tutor_memory.domain.records import MemoryRow
@@ -68,6 +69,8 @@ class Block:
     window: TimeWindow | None
     no_record: bool
     timings: list[tuple[str, float]] = field(default_factory=list)
+    # Why each candidate was shown or dropped; only when the caller asked (BuildBlock's explain).
+    explanation: Explanation | None = None
 
 
 @dataclass(frozen=True, slots=True)

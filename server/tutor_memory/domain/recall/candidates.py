@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.episodes import Kind
+from tutor_memory.domain.recall.explain import FoundBy, Source
 from tutor_memory.domain.recall.facts import KIND_CODES, Snapshot, duplicate_key
 from tutor_memory.domain.recall.timewindow import TimeWindow
 from tutor_memory.domain.text.normalise import normalise
@@ -66,17 +67,25 @@ class CandidateSets:
     """The turn's candidate sets, concatenated as ranking takes them: one item per occurrence,
     with its relevance and whether its set says it matches the query (R2.2)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, explain: bool = False) -> None:
         self._ids: list[npt.NDArray[np.int64]] = []
         self._relevance: list[npt.NDArray[np.float32]] = []
         self._matched: list[npt.NDArray[np.uint8]] = []
+        # Which set found what, kept only for an explained build.
+        self.found = FoundBy() if explain else None
 
     def add(
-        self, ids: npt.NDArray[np.int64], relevance: npt.NDArray[np.float32] | float, match: bool
+        self,
+        ids: npt.NDArray[np.int64],
+        relevance: npt.NDArray[np.float32] | float,
+        match: bool,
+        source: Source,
     ) -> None:
         """A set whose members all match (or all don't)."""
         if len(ids) == 0:
             return
+        if self.found is not None:
+            self.found.add(source, ids)
         self._ids.append(ids.astype(np.int64, copy=False))
         self._relevance.append(np.broadcast_to(np.float32(relevance), ids.shape).astype(np.float32))
         self._matched.append(np.full(len(ids), 1 if match else 0, dtype=np.uint8))
@@ -89,6 +98,8 @@ class CandidateSets:
         neighbour is 1 (see `scaled_to_best`)."""
         if len(ids) == 0:
             return np.empty(0, np.float32)
+        if self.found is not None:
+            self.found.add(Source.DENSE, ids)
         span = max(float(similarities.max()) - SEMANTIC_MATCH_MIN, 1e-6)
         rel = np.clip((similarities - SEMANTIC_MATCH_MIN) / span, 0.0, 1.0)
         self._ids.append(ids)

@@ -19,9 +19,10 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.recall import scoring
-from tutor_memory.native import _core
+from tutor_memory.native import _core, _reference
+from tutor_memory.native._reference import CandidateTrace
 
-__all__ = ["RankRequest", "Ranked", "Weights", "rank_and_pack"]
+__all__ = ["CandidateTrace", "RankRequest", "Ranked", "Weights", "rank_and_pack", "rank_and_trace"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,3 +89,11 @@ def rank_and_pack(request: RankRequest) -> Ranked:
     """
     positions, counts, scores, tokens_used = _core.rank_and_pack(request)
     return Ranked(positions, counts, scores, tokens_used)
+
+
+def rank_and_trace(request: RankRequest) -> tuple[Ranked, dict[int, CandidateTrace]]:
+    """``rank_and_pack`` by the pure-Python twin of the core, with what each candidate (by chain
+    position) went through: the ranking of an explained block (``domain.recall.explain``). Much
+    slower than the core; only a caller who asked for the reasons pays for it."""
+    (positions, counts, scores, tokens_used), traces = _reference.rank_and_trace(request)
+    return Ranked(positions, counts, scores, tokens_used), traces

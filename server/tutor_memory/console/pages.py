@@ -1,0 +1,282 @@
+"""The console's pages, one handler each. Every handler reads through the use cases the RPCs use
+(`app.root.Services`), only after `may_read` allowed the chain, and renders a template; none
+writes. A bad query string is a message on the page with status 400, never an error page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import groupby
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.templating import Jinja2Templates
+
+from tutor_memory.app.root import Services
+from tutor_memory.console import forms
+from tutor_memory.console.access import Viewer, may_read
+from tutor_memory.console.drawing import draw_calibration, draw_map, readiness_colour
+from tutor_memory.domain.clock import now_us, us_to_datetime
+from tutor_memory.domain.conceptmap.canonical import canonical_key
+from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
+from tutor_memory.domain.errors import FailedPrecondition, InvalidArgument
+from tutor_memory.domain.recall.block import Mode, zone
+from tutor_memory.domain.recall.ranking import Weights
+
+# Episodes on one timeline page.
+TIMELINE_PAGE = 50
+# With a kind filter, rows read past to fill one page, at most: a rare kind in a long history
+# gives a short page with a "more" link instead of a scan of the whole history.
+TIMELINE_SCAN_ROWS = 2_000
+# Rows one read of the store returns while scanning (the API's largest page).
+SCAN_BATCH = 1_000
+# Characters of an episode's text shown before "more".
+TEXT_PREVIEW_CHARS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A chain page's common parts: who looks, at which chain."""
+
+    viewer: Viewer
+    chain: ChainKey
+
+
+class Problem(Exception):
+    """A request the page cannot answer; shown in the page with its status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def when(us: int | None, fmt: str = "%Y-%m-%d %H:%M:%S UTC") -> str:
+    return "" if us is None else us_to_datetime(us).strftime(fmt)
+
+
+class Pages:
+    def __init__(self, services: Services, templates: Jinja2Templates, development: bool) -> None:
+        self._s = services
+        self._t = templates
+        self._development = development
+
+    def render(
+        self, request: Request, name: str, context: Mapping[str, Any], status: int = 200
+    ) -> Response:
+        viewer: Viewer | None = getattr(request.state, "viewer", None)
+        full = {"viewer": viewer, "development": self._development, **context}
+        return self._t.TemplateResponse(request, name, full, status_code=status)
+
+    def problem(self, request: Request, exc: Problem, chain: ChainKey | None = None) -> Response:
+        context = {"message": exc.message, "chain": chain}
+        return self.render(request, "problem.html", context, exc.status)
+
+    def _shown(self, request: Request) -> Shown:
+        viewer: Viewer = request.state.viewer
+        q = request.query_params
+        try:
+            chain = forms.chain_of(viewer.tenant, q.get("student", ""), q.get("subject", ""))
+        except InvalidArgument as exc:
+            raise Problem(400, str(exc)) from exc
+        if not may_read(viewer, chain):
+            raise Problem(403, "Your token's scopes do not cover this student and subject.")
+        return Shown(viewer, chain)
+
+    # -- home ----------------------------------------------------------------------------------
+
+    async def home(self, request: Request) -> Response:
+        viewer: Viewer = request.state.viewer
+        chains = [c for c in await self._s.episodes.chains_of(viewer.tenant) if may_read(viewer, c)]
+        by_student = [
+            (s, [c.subject for c in group]) for s, group in groupby(chains, lambda c: c.student)
+        ]
+        return self.render(request, "home.html", {"students": by_student})
+
+    # -- timeline ------------------------------------------------------------------------------
+
+    async def timeline(self, request: Request) -> Response:
+        try:
+            shown = self._shown(request)
+        except Problem as exc:
+            return self.problem(request, exc)
+        q = request.query_params
+        try:
+            tz = zone(q.get("tz", "UTC"))
+            kinds = forms.kinds_of(q.getlist("kind"))
+            start = forms.day_start_us("from", q.get("from", ""), tz)
+            end = forms.day_start_us("to", q.get("to", ""), tz, plus_days=1)
+            after = forms.decode_position(q.get("after", ""))
+            if start is not None and end is not None and end <= start:
+                raise InvalidArgument("to", "must not be before from")
+        except InvalidArgument as exc:
+            return self.problem(request, Problem(400, str(exc)), shown.chain)
+        episodes, next_after, scanned_all = await self._timeline_page(
+            shown.chain, kinds, start, end, after
+        )
+        notes = await self._s.episodes.notes(shown.chain, [e.episode_id for e in episodes])
+
+        def local(us: int, fmt: str) -> str:
+            return us_to_datetime(us).astimezone(tz).strftime(fmt)
+
+        days = [
+            (day, list(group))
+            for day, group in groupby(episodes, lambda e: local(e.occurred_at_us, "%A %Y-%m-%d"))
+        ]
+        context = {
+            "chain": shown.chain,
+            "page": "timeline",
+            "days": days,
+            "notes": notes,
+            "kinds": [k.value for k in Kind],
+            "chosen": {k.value for k in kinds},
+            "local": local,
+            "tz": tz.key,
+            "date_from": q.get("from", ""),
+            "date_to": q.get("to", ""),
+            "next_after": next_after,
+            "scanned_all": scanned_all,
+            "first_page": after is None,
+            "preview": TEXT_PREVIEW_CHARS,
+            "page_size": TIMELINE_PAGE,
+            "scan_rows": TIMELINE_SCAN_ROWS,
+        }
+        return self.render(request, "timeline.html", context)
+
+    async def _timeline_page(
+        self,
+        chain: ChainKey,
+        kinds: tuple[Kind, ...],
+        start: int | None,
+        end: int | None,
+        after: tuple[int, int] | None,
+    ) -> tuple[list[StoredEpisode], str, bool]:
+        """One page in (occurred_at, seq) order after `after`, read page by page from the store
+        as ListEpisodes reads it; with a kind filter, at most TIMELINE_SCAN_ROWS rows are read.
+        Returns the episodes, where the next page starts ("" at the end), and whether the scan
+        stopped early (then the next page may still hold matches)."""
+        found: list[StoredEpisode] = []
+        scanned = 0
+        position = after
+        while True:
+            batch = TIMELINE_PAGE if not kinds else SCAN_BATCH
+            page = await self._s.episodes.list(
+                chain, occurred_from_us=start, occurred_to_us=end, after=position, limit=batch
+            )
+            for ep in page.episodes:
+                scanned += 1
+                position = (ep.occurred_at_us, ep.seq)
+                if not kinds or ep.kind in kinds:
+                    found.append(ep)
+                    if len(found) == TIMELINE_PAGE:
+                        more = page.more or ep is not page.episodes[-1]
+                        return found, forms.encode_position(*position) if more else "", False
+            if not page.more:
+                return found, "", False
+            if scanned >= TIMELINE_SCAN_ROWS:
+                assert position is not None
+                return found, forms.encode_position(*position), True
+
+    # -- block inspector -----------------------------------------------------------------------
+
+    async def inspector(self, request: Request) -> Response:
+        try:
+            shown = self._shown(request)
+        except Problem as exc:
+            return self.problem(request, exc)
+        q = request.query_params
+        form = forms.InspectorForm(
+            query=q.get("q", ""),
+            budget=q.get("budget", str(forms.DEFAULT_BUDGET)),
+            time_zone=q.get("tz", "UTC"),
+            mode=q.get("mode", Mode.FULL.value),
+            now=q.get("now", ""),
+            run="run" in q,
+        )
+        context: dict[str, Any] = {
+            "chain": shown.chain,
+            "page": "inspector",
+            "form": form,
+            "modes": [m.value for m in Mode],
+            "weights": Weights(),
+        }
+        if not form.run:
+            return self.render(request, "inspector.html", context)
+        try:
+            req = form.request(shown.chain, now_us())
+            block = await self._s.blocks.build(req, None, explain=True)
+        except InvalidArgument as exc:
+            context["error"] = str(exc)
+            return self.render(request, "inspector.html", context, 400)
+        context["block"] = block
+        context["asked"] = req
+        context["tokenizer"] = self._s.blocks.tokenizer
+        return self.render(request, "inspector.html", context)
+
+    # -- concept map ---------------------------------------------------------------------------
+
+    async def concept_map(self, request: Request) -> Response:
+        try:
+            shown = self._shown(request)
+        except Problem as exc:
+            return self.problem(request, exc)
+        chain_map = await self._s.files.concept_map(shown.chain)
+        concept = request.query_params.get("concept", "")
+        selected = chain_map.map.node_by_key(canonical_key(concept)) if concept else None
+        histories = await self._s.beliefs.history(shown.chain, selected.name) if selected else []
+        context = {
+            "chain": shown.chain,
+            "page": "map",
+            "map": chain_map.map,
+            "drawing": draw_map(chain_map.map),
+            "selected": selected,
+            "histories": histories,
+            "colour": readiness_colour,
+            "asked": concept,
+        }
+        return self.render(request, "map.html", context)
+
+    # -- beliefs -------------------------------------------------------------------------------
+
+    async def beliefs(self, request: Request) -> Response:
+        try:
+            shown = self._shown(request)
+        except Problem as exc:
+            return self.problem(request, exc)
+        histories = await self._s.beliefs.history(shown.chain, "")
+        report = await self._s.reporter.report(shown.chain, now_us())
+        context = {
+            "chain": shown.chain,
+            "page": "beliefs",
+            "histories": sorted(histories, key=lambda h: h.concept.casefold()),
+            "calibration": report.calibration,
+            "chart": draw_calibration(report.calibration),
+        }
+        return self.render(request, "beliefs.html", context)
+
+    # -- chain ---------------------------------------------------------------------------------
+
+    async def chain(self, request: Request) -> Response:
+        try:
+            shown = self._shown(request)
+        except Problem as exc:
+            return self.problem(request, exc)
+        report = await self._s.episodes.verify(shown.chain)
+        checkpoint, refused = None, ""
+        if report.verification.length:
+            try:
+                checkpoint = await self._s.episodes.checkpoint(shown.chain)
+            except FailedPrecondition as exc:
+                refused = str(exc)
+        nightly = await self._s.nightly.status(shown.chain)
+        context = {
+            "chain": shown.chain,
+            "page": "chain",
+            "verification": report.verification,
+            "checkpoint": checkpoint,
+            "refused": refused,
+            "nightly": nightly,
+            "digested": sorted(nightly.digested_days.items(), reverse=True),
+        }
+        return self.render(request, "chain.html", context)

@@ -1,0 +1,371 @@
+"""The time words of a query, read in English by dateparser (SPEC R2.5).
+
+Which library does what:
+
+- `dateparser` (its per-language locale data) does the language work: it turns "la settimana
+  scorsa", "vor drei Tagen", "il y a deux semaines", "قبل أسبوعين", weekday and month names, and
+  the numerals it knows into one English vocabulary ("1 week ago", "3 day ago", "monday",
+  "march"). Only its translation step is used: its date *search* answers instants ("last week" =
+  now minus seven days), never periods, and reads "we" as Wednesday and "may" as May.
+- Our language files add what the library lacks (`time_glosses`: "since", "between", "last" after
+  a weekday, numerals such as Italian "tre", "the week before last" words; month names such as the
+  Levantine Arabic ones) and what it gets wrong (`ambiguous_months`, `time_false_friends`:
+  "may I ask", "Julio César", "hoy en día").
+- `tutor_memory.domain.recall.timewindow` turns the English reading into a calendar period.
+
+Fast path: a query holding no word of any language's time vocabulary (month, weekday and unit
+names, the library's relative phrases, our glosses) and no four-digit number or ordinal is not
+translated at all; it costs one tokenisation and a set look-up per word.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dateparser.conf import Settings
+from dateparser.languages.loader import default_loader
+
+from tutor_memory.domain import lang
+from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
+from tutor_memory.domain.text.words import clitics, stop_words, words
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+# The library's unit words that name calendar periods (hours and minutes are no record period).
+UNITS = ("day", "week", "fortnight", "month", "year")
+# Stop words a query must hold before its language is taken as known (see `_guess`).
+GUESS_MIN_STOP_WORDS = 2
+# What a masked word becomes before translation: a word the library leaves alone.
+MASK = "_"
+# Words a query may hold that the library translates to a month or a weekday but that are mostly
+# something else are masked unless a month preposition, a day number or a year stands next to them.
+_YEAR = re.compile(r"\d{4}")
+_DAY_NUMBER = re.compile(r"\d{1,2}")
+_ORDINAL = re.compile(r"\d{1,2}(st|nd|rd|th|er|o|a|e)")
+_TOKEN = re.compile(r"[^\W_]+")
+_ENGLISH_ORDINAL = re.compile(r"\d{1,2}(st|nd|rd|th)")
+_APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u0060\u00b4", "'"))
+
+
+@dataclass(frozen=True, slots=True)
+class _Language:
+    code: str
+    locale: Any  # dateparser's Locale (untyped library)
+    # Normalised words the library reads as a month or a weekday but that are not full names in
+    # our language files (abbreviations such as "we", "sun", "ago", "set").
+    abbreviations: frozenset[str]
+    # The library's weekday abbreviations, which are mostly other words ("we", "sun", "mar"):
+    # always masked; a weekday counts when written in full.
+    weekday_abbreviations: frozenset[str]
+    glosses: PhraseIndex[tuple[str, ...]]
+    glued: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Vocabulary:
+    languages: tuple[_Language, ...]
+    # word -> indexes into `languages` of the languages whose time vocabulary holds it
+    trigger: dict[str, frozenset[int]]
+    ambiguous: frozenset[str]  # month names that are also ordinary words
+    # What makes an ambiguous month a month: a month preposition before it, a year after it
+    # (perhaps behind a year link, "julio de 2025").
+    context: frozenset[tuple[str, ...]]
+    links: frozenset[tuple[str, ...]]
+    glued: tuple[str, ...]  # every language's glued clitics, longest first
+    year_words: frozenset[str]  # every language's words for "year"
+    month_names: frozenset[str]  # every language's month names (single words)
+    false_friends: PhraseIndex[None]
+
+
+_SETTINGS = Settings()
+
+
+def _names(info: dict[str, Any], keys: Sequence[str]) -> set[str]:
+    return {w for k in keys for name in info.get(k, ()) for w in words(str(name))}
+
+
+@functools.cache
+def _vocabulary() -> _Vocabulary:
+    trigger: dict[str, set[int]] = {}
+    year_words: set[str] = set()
+    languages: list[_Language] = []
+    common = stop_words()
+    ambiguous = {" ".join(words(m)) for d in lang.all_languages() for m in d.ambiguous_months}
+    full_months = {
+        " ".join(words(n)) for d in lang.all_languages() for names in d.months for n in names
+    }
+    ambiguous |= full_months & common
+    for index, data in enumerate(lang.all_languages()):
+        locale = default_loader.get_locale(data.code)
+        info = locale.info
+        year_words |= _names(info, ("year",))
+        dated = _names(info, MONTHS + WEEKDAYS)
+        full = {w for k in WEEKDAYS for name in info.get(k, ()) for w in words(str(name))}
+        full = {w for w in full if len(w) > 3} | full_months
+        relative = {
+            w
+            for phrases in info.get("relative-type", {}).values()
+            for p in phrases
+            for w in words(p)
+        }
+        units = _names(info, UNITS) | _names(info, ("ago",))
+        glosses: list[tuple[Any, tuple[str, ...], tuple[str, ...]]] = []
+        glued = clitics(data, prepositions=True)
+        for number, names in enumerate(data.months):
+            # An ambiguous name glued to a clitic is another word (Arabic باب "door" is ب+آب).
+            glosses += [
+                (compile_phrase(n), (MONTHS[number],), () if " ".join(words(n)) in ambiguous
+                 else glued)
+                for n in names
+            ]  # fmt: skip
+        for source, english in data.time_glosses.items():
+            glosses.append((compile_phrase(source), tuple(english.split()), glued))
+        own = {w for p, _, _ in glosses for w in p.items if isinstance(w, str)}
+        # A month or weekday abbreviation that is a function word somewhere ("we", "mar") never
+        # opens the slow path alone; unit and relative words do, even when they are ("hier" is
+        # German "here", "mes" French "my"): the slow path then finds no period.
+        for word in (dated - common) | relative | units | own:
+            if len(word) > 2 or not word.isascii():
+                trigger.setdefault(word, set()).add(index)
+        for word in full_months & ({w for n in data.months for w in words(n[0])}):
+            trigger.setdefault(word, set()).add(index)
+        languages.append(
+            _Language(
+                data.code,
+                locale,
+                frozenset(dated - full),
+                frozenset(_names(info, WEEKDAYS) - full - full_months),
+                PhraseIndex(glosses),
+                glued,
+            )
+        )
+    # "since" and "between" introduce a month as a month preposition does ("since March").
+    context = {tuple(words(p)) for d in lang.all_languages() for p in d.month_prepositions} | {
+        tuple(words(k))
+        for d in lang.all_languages()
+        for k, v in d.time_glosses.items()
+        if v in ("since", "between")
+    }
+    links = {tuple(words(p)) for d in lang.all_languages() for p in d.year_links}
+    glued_any = tuple(
+        sorted({c for d in lang.all_languages() for c in clitics(d, prepositions=True)}, key=len)
+    )[::-1]
+    false_friends = PhraseIndex(
+        [
+            (compile_phrase(p), None, clitics(d, prepositions=True))
+            for d in lang.all_languages()
+            for p in d.time_false_friends
+        ]
+    )
+    return _Vocabulary(
+        tuple(languages),
+        {w: frozenset(s) for w, s in trigger.items()},
+        frozenset(ambiguous),
+        frozenset(context),
+        frozenset(links),
+        glued_any,
+        frozenset(year_words),
+        frozenset(w for n in full_months for w in n.split()),
+        false_friends,
+    )
+
+
+def warm_up() -> None:
+    """Loads the library's locales and compiles their patterns (a first translation per
+    language costs tens of milliseconds): call at start, off the read path."""
+    vocab = _vocabulary()
+    for language in vocab.languages:
+        language.locale.translate("1", keep_formatting=False, settings=_SETTINGS)
+
+
+def _languages_hit(tokens: Sequence[str]) -> list[int]:
+    """Indexes of the languages whose time words the tokens hold, most hits first; every
+    language when only a year or an ordinal hints at time; empty when nothing does."""
+    trigger = _vocabulary().trigger
+    hits: dict[int, int] = {}
+    numeric = False
+    vocab = _vocabulary()
+    for token in tokens:
+        found = trigger.get(token)
+        if found is None and not token.isascii():
+            # Arabic glues prepositions and conjunctions to the word: بالأمس, بيوليو.
+            found = next(
+                (trigger[token[len(c) :]] for c in vocab.glued
+                 if token.startswith(c) and token[len(c) :] in trigger),
+                None,
+            )  # fmt: skip
+        if found is not None:
+            for index in found:
+                hits[index] = hits.get(index, 0) + 1
+        elif not numeric and token[:1].isdigit():
+            numeric = bool(_YEAR.fullmatch(token) or _ORDINAL.fullmatch(token))
+    if not hits:
+        return list(range(len(vocab.languages))) if numeric else []
+    guessed = _guess(tokens)
+    if guessed is not None and guessed in hits:
+        # The sentence's own language reads it.
+        return [guessed]
+    if guessed is not None:
+        # Another language's time word that is a function word of the sentence's own language
+        # is that function word: German "hier" is "here", not French "yesterday".
+        own = _stop_sets()[guessed]
+        hits = {i: n for i, n in hits.items() if any(
+            t not in own and i in trigger.get(t, ()) for t in tokens
+        )}  # fmt: skip
+        if not hits:
+            return []
+    return sorted(hits, key=lambda i: (-hits[i], i))
+
+
+@functools.cache
+def _stop_sets() -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(w for s in d.stop_words for w in words(s)) for d in lang.all_languages())
+
+
+def _guess(tokens: Sequence[str]) -> int | None:
+    """The language with strictly the most stop words among `tokens`, if it has at least
+    GUESS_MIN_STOP_WORDS of them (a lone "hier" is French or German)."""
+    counts = sorted(((sum(t in s for t in tokens), i) for i, s in enumerate(_stop_sets())),
+                    reverse=True)  # fmt: skip
+    (best, index), (runner_up, _) = counts[0], counts[1]
+    return index if best > runner_up and best >= GUESS_MIN_STOP_WORDS else None
+
+
+def has_time_words(text: str) -> bool:
+    """The fast path's test: whether `text` may name a period at all."""
+    return bool(_languages_hit(words(text)))
+
+
+def _masked(raw: str, language: _Language) -> str:
+    """`raw` (lower case) with the words that would mislead the library masked: false friends,
+    ambiguous month names without a month preposition, day number or year beside them, the
+    library's month and weekday abbreviations, and years no time word introduces."""
+    vocab = _vocabulary()
+    spans = [m.span() for m in _TOKEN.finditer(raw)]
+    tokens = [" ".join(words(raw[a:b])) for a, b in spans]
+    masked = [False] * len(tokens)
+    for friend in vocab.false_friends.find_all(tokens):
+        for i in range(friend.start, friend.end):
+            masked[i] = True
+
+    def token_at(i: int) -> str:
+        return tokens[i] if 0 <= i < len(tokens) else ""
+
+    def introduced(i: int) -> bool:
+        before = token_at(i - 1)
+        glued = any(tokens[i].startswith(c) and len(tokens[i]) > len(c) for c in language.glued)
+        preposition = any(tuple(tokens[max(0, i - len(p)) : i]) == p for p in vocab.context)
+        year_after = bool(_YEAR.match(token_at(i + 1))) or any(
+            tuple(tokens[i + 1 : i + 1 + len(link)]) == link
+            and bool(_YEAR.match(token_at(i + 1 + len(link))))
+            for link in vocab.links
+        )
+        return (
+            preposition
+            or glued
+            or year_after
+            or bool(_DAY_NUMBER.fullmatch(token_at(i + 1)))
+            or bool(_DAY_NUMBER.fullmatch(before) or _ORDINAL.fullmatch(before))
+        )
+
+    def year_introduced(i: int) -> bool:
+        before = token_at(i - 1)
+        return (
+            any(tuple(tokens[max(0, i - len(p)) : i]) == p for p in vocab.context)
+            or before in vocab.year_words
+            or before in vocab.month_names
+            # "October 13, 2023"
+            or (bool(_DAY_NUMBER.fullmatch(before)) and token_at(i - 2) in vocab.month_names)
+            or (
+                any(tuple(tokens[max(0, i - len(k)) : i]) == k for k in vocab.links)
+                and token_at(i - 2) in vocab.month_names
+            )
+        )
+
+    for i, token in enumerate(tokens):
+        if masked[i]:
+            continue
+        if _YEAR.match(token):
+            # A year counts after a month, a month preposition or a word for "year": "in 2025",
+            # "March 2025", "im Jahr 2025"; "2025 divided by 5" is arithmetic.
+            masked[i] = not year_introduced(i)
+            continue
+        if token in language.weekday_abbreviations:
+            masked[i] = True
+        elif token in vocab.ambiguous or token in language.abbreviations:
+            masked[i] = not introduced(i)
+    # Only "the 12th" / "on 12th" is a day of the month: "Caroline's 18th birthday" is not.
+    ordinal = [
+        bool(_ENGLISH_ORDINAL.fullmatch(t)) and token_at(i - 1) in ("the", "on")
+        for i, t in enumerate(tokens)
+    ]
+    if not any(masked) and not any(ordinal):
+        return raw
+    out, at = [], 0
+    for (a, b), hide, nth in zip(spans, masked, ordinal, strict=True):
+        if hide:
+            out += [raw[at:a], MASK]
+            at = b
+        elif nth:
+            # "on the 12th": a day of the month, which the library reads as a bare number.
+            out += [raw[at:a], "day ", raw[a:b].rstrip("stndrh")]
+            at = b
+    out.append(raw[at:])
+    return "".join(out)
+
+
+def _glossed(translated: str, language: _Language) -> list[str]:
+    """The library's output as English words, our glosses applied to what it left untranslated."""
+    tokens = [" ".join(words(t)) for t in _TOKEN.findall(translated)]
+    tokens = [t for t in tokens if t]
+    out: list[str] = []
+    i = 0
+    replace = {m.start: m for m in language.glosses.find_all(tokens)}
+    while i < len(tokens):
+        m = replace.get(i)
+        if m is not None and m.end > i:
+            out += m.payload
+            i = m.end
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
+def english_readings(text: str) -> Iterator[list[str]]:
+    """The English readings of `text`, one per language whose time words it holds (most hits
+    first); nothing at all when it holds none (the fast path)."""
+    hit = _languages_hit(words(text))
+    if not hit:
+        return
+    raw = normalise_case(text)
+    languages = _vocabulary().languages
+    for index in hit:
+        language = languages[index]
+        translated = language.locale.translate(
+            _masked(raw, language), keep_formatting=False, settings=_SETTINGS
+        )
+        yield _glossed(translated, language)
+
+
+def normalise_case(text: str) -> str:
+    """Lower case with apostrophe look-alikes made ASCII, accents kept: the library's locale data
+    is written with accents ("lunedì", "março") and apostrophes ("quest'anno")."""
+    return text.lower().translate(_APOSTROPHES)

@@ -1,0 +1,67 @@
+"""A record question's topic, and record questions that name a period (issue 13). The sentences
+here are not those of bench/phrasing, which measures these rules and must not be their copy."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("what did I get wrong about photosynthesis?", "photosynthesis"),
+        ("What did we revise about the French Revolution?", "french revolution"),
+        ("cosa abbiamo studiato sulla cellula vegetale?", "cellula vegetale"),
+        ("¿qué hemos visto sobre los volcanes?", "volcanes"),
+        ("qu'avons-nous étudié sur les équations ?", "equations"),
+        ("was haben wir über die Zellatmung gelernt?", "zellatmung"),
+        ("o que estudamos sobre ecologia?", "ecologia"),
+        ("ماذا درسنا عن البراكين؟", "البراكين"),
+    ],
+)
+def test_a_record_question_that_names_a_topic_gives_it(query: str, topic: str) -> None:
+    assert is_record_question(query)
+    assert record_topic(query) == topic
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did we do last week?",
+        "cosa abbiamo fatto ieri?",
+        "¿qué estudiamos el mes pasado?",
+        "was haben wir vor drei Tagen gemacht?",
+        "What did I get wrong?",
+    ],
+)
+def test_a_period_or_plain_record_question_names_no_topic(query: str) -> None:
+    assert is_record_question(query)
+    assert record_topic(query) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "vendredi dernier, de quoi on a parlé ?",
+        "tell me what happened in our session two days ago",
+        "und vorgestern, was hast du mir erklärt?",
+        "semana passada, o que você me explicou?",
+    ],
+)
+def test_a_question_about_a_period_of_the_calendar_is_a_record_question(query: str) -> None:
+    assert is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What happened in July 1789?",
+        "Last week my cat was ill.",
+        "Explain mitosis",
+        "why do leaves fall in autumn?",
+    ],
+)
+def test_subject_questions_and_statements_are_not_record_questions(query: str) -> None:
+    assert not is_record_question(query)

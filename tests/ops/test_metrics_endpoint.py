@@ -1,0 +1,107 @@
+"""`--metrics-listen`: a live server's Prometheus endpoint, scraped over HTTP, moves with the
+calls it serves."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import urllib.request
+from pathlib import Path
+
+import grpc
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.helpers.harness import A, question, write_tokens_file
+from tests.helpers.server_process import ServerProcess
+from tutor_memory_client import ingest_messages
+from tutor_memory_client._proto import memory_pb2 as pb
+from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def _scrape(port: int) -> Samples:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def _metrics_port(server: ServerProcess) -> int:
+    for line in server.lines:
+        entry = json.loads(line)
+        if entry.get("msg") == "serving":
+            return int(entry["metrics_port"])
+    raise AssertionError("no serving line")
+
+
+def _calls(stub: pb_grpc.MemoryStub, n: int) -> None:
+    batch = [question(f"osmosis {n} {i}", key=f"{n}-{i}") for i in range(20)]
+    batch.append(question("bad", key=""))  # no client key: rejected
+    stub.IngestEpisodes(ingest_messages(batch), metadata=A)
+    for _ in range(n):
+        stub.BuildBlock(
+            pb.BuildBlockRequest(
+                student_id="s1", subject_id="biology", query="osmosis", budget_tokens=500
+            ),
+            metadata=A,
+        )
+    with contextlib.suppress(grpc.RpcError):
+        stub.ListEpisodes(pb.ListEpisodesRequest(student_id="", subject_id="x"), metadata=A)
+    stub.Consolidate(pb.ConsolidateRequest(), metadata=A)
+
+
+def test_a_scrape_of_a_live_server_shows_the_counters_move(tmp_path: Path) -> None:
+    tokens = write_tokens_file(tmp_path / "tokens.toml")
+    server = ServerProcess(tmp_path / "data", tokens, "--metrics-listen", "127.0.0.1:0")
+    server.wait_ready()
+    try:
+        port = _metrics_port(server)
+        before = _scrape(port)
+        assert before[("tutor_memory_ready", ())] == 1
+        with grpc.insecure_channel(server.target) as channel:
+            stub = pb_grpc.MemoryStub(channel)
+            _calls(stub, 3)
+            first = _scrape(port)
+            _calls(stub, 2)
+            second = _scrape(port)
+    finally:
+        server.terminate()
+
+    def rpc(samples: Samples, name: str, code: str, metric: str) -> float:
+        return samples.get((metric, (("code", code), ("rpc", name))), 0.0)
+
+    total = "tutor_memory_rpc_requests_total"
+    assert rpc(first, "BuildBlock", "OK", total) == 3
+    assert rpc(second, "BuildBlock", "OK", total) == 5
+    assert rpc(second, "ListEpisodes", "INVALID_ARGUMENT", total) == 2
+    count = "tutor_memory_rpc_duration_seconds_count"
+    assert rpc(second, "IngestEpisodes", "OK", count) == 2
+    assert rpc(second, "BuildBlock", "OK", "tutor_memory_rpc_duration_seconds_sum") > 0
+
+    items = "tutor_memory_ingest_items_total"
+    assert first[(items, (("status", "inserted"),))] == 20
+    assert second[(items, (("status", "inserted"),))] == 40
+    assert second[(items, (("status", "rejected"),))] == 2
+
+    stages = {
+        dict(labels)["stage"]
+        for (name, labels) in second
+        if name == "tutor_memory_block_stage_duration_seconds_count"
+    }
+    assert {"parse", "rank", "fetch", "compose"} <= stages
+    assert second[("tutor_memory_blocks_dropped_total", ())] == 0
+
+    assert second[("tutor_memory_nightly_runs_total", (("outcome", "ok"),))] == 2
+    last = second[("tutor_memory_nightly_last_run_timestamp_seconds", ())]
+    assert last > first[("tutor_memory_nightly_last_run_timestamp_seconds", ())] > 0
+
+    assert second[("tutor_memory_cache_chains", (("cache", "vectors"),))] == 1
+    held = second[("tutor_memory_cache_bytes", (("cache", "vectors"),))]
+    assert held == 40 * 512 * 4  # 40 stored vectors of 512 float32
+    assert second[("tutor_memory_cache_bytes", (("cache", "recall_tables"),))] > 0
+    assert ("tutor_memory_cache_evictions_total", (("cache", "maps"),)) in second
+    assert second[("tutor_memory_tenant_episodes", (("tenant", "tenant-a"),))] >= 40
