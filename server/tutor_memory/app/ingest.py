@@ -126,8 +126,8 @@ class BatchIngest:
                 for o in outcomes
                 if o.status is AppendStatus.INSERTED and o.episode.kind is Kind.CHECK
             )
-            done = sorted(early + [item_result(i, o) for i, o in zip(indices, outcomes, strict=True)],
-                          key=lambda r: r.index)  # fmt: skip
+            done = early + [item_result(i, o) for i, o in zip(indices, outcomes, strict=True)]
+            done.sort(key=lambda r: r.index)
             self._telemetry.ingest_items({s.value: n for s, n in counts(done).items()})
             await committed(done)
 

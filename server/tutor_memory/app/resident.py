@@ -194,6 +194,7 @@ class ResidentChains:
             table = ChainTable()
         rows = self._rows(chain, recall.rows)
         table.append(rows)
+        table.compact()
         missing = set(missing_before.tolist()) | {r.episode_id for r in rows}
         if len(recall.vector_ids):
             self._vectors.add(chain, recall.vector_ids, recall.vectors)

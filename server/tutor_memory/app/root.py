@@ -222,7 +222,8 @@ def _watch(
     together under the memory budget: both report its evictions; the per-chain caches of derived
     data are LRU-bounded and cannot measure their bytes cheaply."""
     metrics.watch_cache(
-        "vectors", lambda: CacheReport(vectors.chains(), vectors.vector_bytes(), resident.evictions())
+        "vectors",
+        lambda: CacheReport(vectors.chains(), vectors.vector_bytes(), resident.evictions()),
     )
     metrics.watch_cache(
         "recall_tables",

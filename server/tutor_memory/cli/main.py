@@ -20,8 +20,8 @@ from tutor_memory.app.config import (
     DEFAULT_GRACE_SECONDS,
     DEFAULT_LISTEN,
     DEFAULT_MAX_MESSAGE_BYTES,
-    MIB,
     DEFAULT_READINESS_PROBE_SECONDS,
+    MIB,
     ServerConfig,
 )
 from tutor_memory.cli import operations as cli_ops

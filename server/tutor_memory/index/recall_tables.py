@@ -232,6 +232,20 @@ class ChainTable:
             ids = [i for name in names for i in self._concepts.get(normalise(name), ())]
         return np.unique(np.asarray(ids, dtype=np.int64))
 
+    def compact(self) -> None:
+        """Folds the postings appended so far into the frozen block of arrays: one dict entry
+        and a slice per stem instead of a growable object with two arrays of its own, which for
+        a small chain (a few hundred stems of a hundred episodes) is most of its memory."""
+        arrays = self.to_arrays()
+        with self._lock:
+            stems = arrays["stems"].tolist()
+            self._base_rows = dict(zip(stems, range(len(stems)), strict=True))
+            self._base_offsets = arrays["stem_offsets"]
+            self._base_positions = arrays["stem_positions"]
+            self._base_tfs = arrays["stem_tfs"]
+            self._postings = {}
+            self._appended_occurrences = 0
+
     # -- snapshots -----------------------------------------------------------------------------
 
     def to_arrays(self) -> dict[str, npt.NDArray[Any]]:
