@@ -23,6 +23,9 @@ LOAD_TOOL_PINS := scripts/tools/ghz/go.mod scripts/tools/ghz/go.sum
 GENERATED := server/tutor_memory/_proto clients/python/tutor_memory_client/_proto \
   clients/go/memoryv1 clients/typescript/src/gen
 SERVE_ARGS ?=
+# PostgreSQL 15's server binaries: the test suite starts throwaway clusters with them
+# (tests/helpers/postgres.py). Only tests and benchmarks need them; `make serve` never does.
+PG_BIN := /usr/lib/postgresql/15/bin
 
 # Tests that need Go or Node (every client's conformance against a real server, the proto checks)
 # or ghz (the load benchmark's test); `make test-server` leaves them out, `make clients` runs the
@@ -35,7 +38,7 @@ BROWSER_TESTS := tests/console/test_console_browser.py
 PYTEST = $(PY) -m pytest $(1); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make: no tests ran" >&2; exit 1; fi; exit $$rc
 
-.PHONY: serve test test-server clients setup install model client-tools load-tools console-tools console-screenshots proto proto-check proto-release lint bench eval chaos fuzz clean
+.PHONY: serve test test-server clients setup install model client-tools load-tools console-tools postgres console-screenshots proto proto-check proto-release lint bench eval chaos fuzz clean
 
 # Needs Python 3.11+ and a Rust toolchain only (tests/test_makefile.py holds it to that).
 serve: setup
@@ -43,17 +46,17 @@ serve: setup
 
 # Everything, as CI runs it: Rust, the server's tests, every client's conformance (Go, Node) and
 # the load benchmark's test (ghz, built with Go), and the console's browser tests (Chromium).
-test: setup client-tools load-tools console-tools
+test: setup client-tools load-tools console-tools postgres
 	cargo test --quiet --manifest-path rust_core/Cargo.toml
 	$(call PYTEST,)
 
 # The server's own tests, with Python and Rust only.
-test-server: setup
+test-server: setup postgres
 	cargo test --quiet --manifest-path rust_core/Cargo.toml
 	$(call PYTEST,--ignore=$(CLIENT_TESTS) --ignore=$(LOAD_TESTS) --ignore=$(BROWSER_TESTS))
 
 # The Go and TypeScript tooling, then every client's conformance test and the proto checks.
-clients: setup client-tools
+clients: setup client-tools postgres
 	$(call PYTEST,$(CLIENT_TESTS) tests/clients)
 
 # What serving needs: the package with its Rust extension, and the model.
@@ -87,6 +90,16 @@ $(NODE_TOOLS): clients/typescript/package-lock.json scripts/install_client_tools
 	touch $@
 
 load-tools: $(LOAD_TOOLS)
+
+# Installs PostgreSQL 15 from Debian's packages when its binaries are missing (as root, as CI
+# runs; otherwise it says what to run).
+postgres:
+	@test -x $(PG_BIN)/initdb || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15; \
+	  else \
+	    echo "PostgreSQL 15 is missing: run 'sudo apt-get install postgresql-15'" >&2; exit 1; \
+	  fi; }
 
 # Headless Chromium and its WebDriver, from Debian, for the console's browser tests
 # (tests/console/test_console_browser.py); only `make test` needs them, never `make serve`.
@@ -134,7 +147,7 @@ lint: $(INSTALLED) client-tools
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 	bash scripts/lint_clients.sh
 
-bench: setup load-tools
+bench: setup load-tools postgres
 	$(PY) -m bench.bench_ingest
 	$(PY) -m bench.bench_embed
 	$(PY) -m bench.bench_rank

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 CLOCK_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
@@ -39,3 +41,41 @@ def machine_busy_seconds() -> float:
     fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
     idle = fields[3] + fields[4]
     return (sum(fields[:8]) - idle) / CLOCK_TICKS_PER_S
+
+
+def rss_kib(pid: int) -> int:
+    """Resident set size now (VmRSS), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+class RssSampler:
+    """VmRSS of a process every `interval_s` on a thread of its own, with the monotonic time of
+    each sample, so that the peak inside any window of a run can be read afterwards (VmHWM only
+    gives the peak since the process started)."""
+
+    def __init__(self, pid: int, interval_s: float) -> None:
+        self._pid = pid
+        self._interval_s = interval_s
+        self.samples: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.samples.append((time.monotonic(), rss_kib(self._pid)))
+            except (OSError, RuntimeError):  # the process has exited
+                return
+            self._stop.wait(self._interval_s)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def peak_kib(self, start: float, end: float) -> int | None:
+        inside = [kib for at, kib in self.samples if start <= at <= end]
+        return max(inside) if inside else None

@@ -170,18 +170,20 @@ async def test_each_new_check_reads_only_the_checks_recorded_since_the_last(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No replay of the chain per check: routing and derivation advance check by check."""
+    from tutor_memory.store.postgres.store import PostgresWriter
     from tutor_memory.store.sqlite.store import SqliteWriter
 
     await give_course(harness)
     read: list[int] = []
-    original = SqliteWriter.checks_after
+    writer = PostgresWriter if harness.config.store else SqliteWriter
+    original = writer.checks_after
 
-    def counting(self: SqliteWriter, chain: ChainKey, seq: int) -> list[StoredEpisode]:
-        found = original(self, chain, seq)
+    def counting(self: object, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        found = original(self, chain, seq)  # type: ignore[arg-type]
         read.append(len(found))
         return found
 
-    monkeypatch.setattr(SqliteWriter, "checks_after", counting)
+    monkeypatch.setattr(writer, "checks_after", counting)
     for i in range(12):
         await check(harness, "Osmosis", i % 3 != 0, T0 + timedelta(hours=i))
     assert read[0] == 1

@@ -1,23 +1,22 @@
-"""VerifyChain and Checkpoint: tampering done directly in SQLite shows up as a break."""
+"""VerifyChain and Checkpoint: tampering done directly in the database (SQLite or PostgreSQL) shows
+up as a break."""
 
 from __future__ import annotations
-
-import sqlite3
 
 import grpc
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tests.helpers.harness import A, Harness, question
+from tests.helpers.stores import raw_database
 from tutor_memory_client._proto import memory_pb2 as pb
 
 
 def tamper(harness: Harness, sql: str, *args: object) -> None:
-    """What an operator with the database file could do: drop the guard triggers and edit."""
-    with sqlite3.connect(harness.config.database_path) as conn:
-        conn.execute("DROP TRIGGER IF EXISTS episodes_never_updated")
-        conn.execute("DROP TRIGGER IF EXISTS episodes_never_deleted")
-        conn.execute(sql, args)
+    """What an operator with the database could do: switch the guard triggers off and edit."""
+    with raw_database(harness.config) as db:
+        db.without_guards()
+        db.execute(sql, *args)
 
 
 async def verify(
@@ -80,10 +79,10 @@ async def test_row_removed_in_sqlite_breaks_the_chain(harness: Harness) -> None:
 
 async def test_code_paths_cannot_update_or_delete_episodes(harness: Harness) -> None:
     await fill(harness, 2)
-    with sqlite3.connect(harness.config.database_path) as conn:
+    with raw_database(harness.config) as db:
         for sql in ("UPDATE episodes SET text = 'x'", "DELETE FROM episodes"):
-            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-                conn.execute(sql)
+            with pytest.raises(db.append_only_error, match="append-only"):
+                db.execute(sql)
     assert (await verify(harness)).ok
 
 
@@ -120,14 +119,17 @@ async def test_rewrite_that_rehashes_every_row_is_caught_by_a_checkpoint(harness
     store = harness.app.services.store
     chain = next(iter(store.chains()))
     prev = None
-    with sqlite3.connect(harness.config.database_path) as conn:
+    with raw_database(harness.config) as db:
+        db.without_guards()
         for ep in store.iter_chain(chain):
             if ep.seq >= 2:
                 assert prev is not None
                 new_hash = recompute(ep, prev)
-                conn.execute(
+                db.execute(
                     "UPDATE episodes SET prev_hash = ?, hash = ? WHERE episode_id = ?",
-                    (prev, new_hash, ep.episode_id),
+                    prev,
+                    new_hash,
+                    ep.episode_id,
                 )
                 prev = new_hash
             else:

@@ -137,7 +137,10 @@ async def test_a_restart_reads_a_large_chain_back_from_its_snapshot(
 
 
 async def test_a_snapshot_of_another_store_is_ignored(
-    server_config: ServerConfig, embedder: UseOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+    server_config: ServerConfig,
+    embedder: UseOnnxEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
     monkeypatch.setattr(resident_module, "SNAPSHOT_MIN_EPISODES", 20)
     h = await start_harness(server_config, embedder)
@@ -150,6 +153,9 @@ async def test_a_snapshot_of_another_store_is_ignored(
 
     # A fresh store with fewer episodes of the chain, and the old snapshot put beside it.
     other = dataclasses.replace(server_config, data_dir=server_config.data_dir.parent / "other")
+    if server_config.store is not None:
+        # On PostgreSQL the store is the database, not the data directory: another one.
+        other = dataclasses.replace(other, store=request.getfixturevalue("postgres_url_2"))
     h = await start_harness(other, embedder)
     try:
         await fill(h, "ada", 5)

@@ -73,7 +73,10 @@ async def test_consolidate_offline_on_a_stopped_servers_data(
         await stop_harness(h)
     # The end of T0's day: its episodes are digested once it has ended.
     now = (T0 + timedelta(hours=15)).isoformat()
-    code = await run("consolidate", "--data", str(server_config.data_dir), "--now", now)
+    where = ["--data", str(server_config.data_dir)]
+    if server_config.store:
+        where += ["--store", server_config.store]
+    code = await run("consolidate", *where, "--now", now)
     assert code == 0
     assert "consolidation episodes: 1," in capsys.readouterr().out
 

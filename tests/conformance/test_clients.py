@@ -26,7 +26,9 @@ from tests.conformance.toolchains import (
     run_tool,
 )
 from tests.helpers.harness import TOKEN_A, write_tokens_file
+from tests.helpers.postgres import PostgresCluster
 from tests.helpers.server_process import ServerProcess
+from tests.helpers.stores import STORE_KINDS
 from tutor_memory_client import MemoryClient, pb
 
 SCENARIO = Path(__file__).with_name("scenario.json")
@@ -52,10 +54,17 @@ def scenario() -> dict[str, Any]:
     return loaded
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+@pytest.fixture(scope="module", params=STORE_KINDS)
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """A server on each store: every client passes against both."""
     tmp = tmp_path_factory.mktemp("conformance")
-    proc = ServerProcess(tmp / "data", write_tokens_file(tmp / "tokens.toml"))
+    extra: list[str] = []
+    if request.param == "postgres":
+        cluster: PostgresCluster = request.getfixturevalue("postgres")
+        extra = ["--store", cluster.create_database()]
+    proc = ServerProcess(tmp / "data", write_tokens_file(tmp / "tokens.toml"), *extra)
     proc.wait_ready()
     yield proc
     proc.terminate()

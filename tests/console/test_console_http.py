@@ -6,10 +6,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from starlette.routing import Mount, Route
 
@@ -17,6 +17,7 @@ from tests.console.conftest import Site
 from tests.helpers.harness import TOKEN_A, TOKEN_B, Harness, question
 from tests.helpers.seeded import B_SECRET, B_STUDENT, SCRIPT_TEXT, STUDENT
 from tutor_memory.api.auth import TokenBook
+from tutor_memory.app.config import ServerConfig
 from tutor_memory.app.episodes import EpisodePage
 from tutor_memory.app.root import ConfigError
 from tutor_memory.cli.console_gate import TokenGate
@@ -37,9 +38,21 @@ async def signed_in(site: Site, token: str) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
-def _dump(database: Path) -> list[str]:
-    """Every row of every table, as SQL, read through a read-only connection."""
-    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+def _dump(config: ServerConfig) -> list[str]:
+    """Every row of every table, read through a read-only connection (SQLite: as SQL)."""
+    if config.store is not None:
+        with psycopg.connect(config.store) as pg:
+            pg.execute("SET TRANSACTION READ ONLY")
+            tables = pg.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' "
+                "ORDER BY 1"
+            ).fetchall()
+            return [
+                f"{table}: {row}"
+                for (table,) in tables
+                for row in pg.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+            ]
+    db = sqlite3.connect(f"file:{config.database_path}?mode=ro", uri=True)
     try:
         return list(db.iterdump())
     finally:
@@ -110,8 +123,7 @@ async def test_a_cross_site_form_is_refused(site: Site) -> None:
 
 
 async def test_the_console_never_writes(site: Site) -> None:
-    database = site.harness.config.database_path
-    before = _dump(database)
+    before = _dump(site.harness.config)
     async with signed_in(site, TOKEN_A) as client:
         for path in PAGES:
             await client.get(path, params=CHAIN)
@@ -120,7 +132,7 @@ async def test_the_console_never_writes(site: Site) -> None:
             assert reply.status_code == 200
         await client.get("/map", params={**CHAIN, "concept": "osmosis"})
         await client.get("/timeline", params={**CHAIN, "kind": "check"})
-    assert _dump(database) == before
+    assert _dump(site.harness.config) == before
 
 
 async def test_an_episode_that_is_a_script_renders_as_text(site: Site) -> None:

@@ -107,6 +107,9 @@ async def test_while_loading_only_liveness_serves_and_calls_are_unavailable(
         await channel.close()
 
 
+# A SQLite file moved away; PostgreSQL stopped and started again is
+# tests/api/test_postgres_failures.py.
+@pytest.mark.parametrize("store_kind", ["sqlite"])
 async def test_readiness_follows_the_store_and_liveness_stays_up(
     server_config: ServerConfig, embedder: UseOnnxEmbedder
 ) -> None:

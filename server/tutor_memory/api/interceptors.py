@@ -29,6 +29,7 @@ from tutor_memory.api.status import detail_of, status_of
 from tutor_memory.app.metrics import Metrics
 from tutor_memory.app.quotas import QuotaExceeded, Quotas
 from tutor_memory.domain.errors import TutorMemoryError, Unavailable
+from tutor_memory.store.deadlines import CALL_DEADLINE
 
 log = logging.getLogger("tutor_memory.rpc")
 
@@ -223,9 +224,15 @@ class CallGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 else:
                     self._admit(rpc, policy, caller, request)
                 token = _CALLER.set(caller)
+                remaining = context.time_remaining()
+                # What the store may wait for (a pooled connection) within this call.
+                deadline = CALL_DEADLINE.set(
+                    None if remaining is None else time.monotonic() + remaining
+                )
                 try:
                     return await behaviour(request, context)
                 finally:
+                    CALL_DEADLINE.reset(deadline)
                     _CALLER.reset(token)
             except QuotaExceeded as exc:
                 code = grpc.StatusCode.RESOURCE_EXHAUSTED

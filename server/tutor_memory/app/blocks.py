@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from tutor_memory.app.caches import LruCache
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.sync import ChainSync
 from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.honesty.citations import BLOCK_NOTE
@@ -410,16 +411,22 @@ class Blocks:
         executors: Executors,
         cap_seconds: float,
         telemetry: Telemetry | None = None,
+        sync: ChainSync | None = None,
     ) -> None:
         self.builder = builder
         self._executors = executors
         self._cap_seconds = cap_seconds
+        # Catches the chain's caches up with other nodes' writes before the build (app/sync.py).
+        self._sync = sync
         self._telemetry = telemetry or Telemetry()
 
     def _build_timed(self, req: BlockRequest, *, explain: bool) -> tuple[int, Block]:
         """The block and the wall-clock time (ns) its build began on the block thread."""
         started_ns = time.time_ns()
-        return started_ns, self.builder.build(req, explain=explain)
+        if self._sync is None:
+            return started_ns, self.builder.build(req, explain=explain)
+        with self._sync.fresh(req.chain):
+            return started_ns, self.builder.build(req, explain=explain)
 
     @property
     def tokenizer(self) -> str:

@@ -59,10 +59,18 @@ class LruCache(Generic[K, V]):
 
 
 class ChainCache(Generic[T]):
-    """Each chain's derived data, loaded by `load` on first use and kept until `invalidate`."""
+    """Each chain's derived data, loaded by `load` on first use and kept until `invalidate`.
+    `fresh`, when given, runs before every read: it may invalidate the chain first (app/sync.py,
+    when other processes write the store)."""
 
-    def __init__(self, load: Callable[[ChainKey], T], size: int = CHAIN_CACHE_SIZE) -> None:
+    def __init__(
+        self,
+        load: Callable[[ChainKey], T],
+        size: int = CHAIN_CACHE_SIZE,
+        fresh: Callable[[ChainKey], None] | None = None,
+    ) -> None:
         self._load = load
+        self._fresh = fresh
         self._items: LruCache[ChainKey, T] = LruCache(size)
         # Bumped by every invalidation, so a load that raced one is not kept as current.
         self._generation: dict[ChainKey, int] = {}
@@ -83,6 +91,8 @@ class ChainCache(Generic[T]):
             self._generation[chain] = self._generation.get(chain, 0) + 1
 
     def get(self, chain: ChainKey) -> T:
+        if self._fresh is not None:
+            self._fresh(chain)
         cached = self._items.get(chain)
         if cached is not None:
             return cached

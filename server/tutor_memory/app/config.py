@@ -6,6 +6,8 @@ import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
+from tutor_memory.store.postgres.database import DEFAULT_POOL_SIZE
+
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_DATA_DIR = Path("data")
 # Largest request or reply message; a larger one is refused with RESOURCE_EXHAUSTED by gRPC.
@@ -17,6 +19,8 @@ DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 DEFAULT_GRACE_SECONDS = 10.0
 DATABASE_FILE_NAME = "tutor_memory.sqlite3"
 SNAPSHOT_DIR_NAME = "snapshots"
+# Connection strings that select the PostgreSQL store (`--store`).
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # The hard cap on building one memory block (SPEC R6.1, the design document's 2.5 s): past it the
 # block is dropped rather than awaited. A call's own shorter deadline wins.
 DEFAULT_BLOCK_CAP_SECONDS = 2.5
@@ -50,6 +54,15 @@ class ServerConfig:
     tokenizer: Path | None = None
     block_cap_seconds: float = DEFAULT_BLOCK_CAP_SECONDS
     cache_budget_bytes: int = DEFAULT_CACHE_BUDGET_MIB * MIB
+    # A PostgreSQL connection string (postgresql://...); None: the SQLite file in data_dir. The
+    # data directory still holds the server's signing key, which every node of one service
+    # shares (docs/DEPLOYMENT.md).
+    store: str | None = None
+    # Whether reads first catch the caches up with writes of other processes (app/sync.py).
+    # None: on for PostgreSQL, off for SQLite (on with several processes over one file).
+    sync: bool | None = None
+    # PostgreSQL connections this process keeps at most.
+    pool_size: int = DEFAULT_POOL_SIZE
     # HOST:PORT of the Prometheus metrics endpoint (/metrics); None: not served.
     metrics_listen: str | None = None
     readiness_probe_seconds: float = DEFAULT_READINESS_PROBE_SECONDS
@@ -62,6 +75,14 @@ class ServerConfig:
     def snapshot_dir(self) -> Path:
         """Where the chains' snapshot files are kept (index/snapshots.py)."""
         return self.data_dir / SNAPSHOT_DIR_NAME
+
+    @property
+    def uses_postgres(self) -> bool:
+        return self.store is not None and self.store.startswith(POSTGRES_SCHEMES)
+
+    @property
+    def checks_other_writers(self) -> bool:
+        return self.uses_postgres if self.sync is None else self.sync
 
 
 def split_host_port(listen: str) -> tuple[str, int]:

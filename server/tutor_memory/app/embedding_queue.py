@@ -8,7 +8,11 @@ which this queue computes on its own threads, stores, and adds to the chain's ve
 
 Nothing is lost to a crash between the commit and the embedding: the queue remembers nothing the
 store does not. At start it reads which stored episodes have no embedding (`Store.unembedded`) and
-embeds them in the background, beside the episodes committed while it runs.
+embeds them in the background, beside the episodes committed while it runs. With other writers
+(several nodes over one database), a node may die before its queue caught up, and the others do
+not restart: there, a queue that has been idle for `BACKLOG_RESCAN_SECONDS` reads the store's
+backlog again and embeds what it finds (an episode another node's queue is embedding at that
+moment is embedded twice; the store keeps the first vector).
 
 The lag (episodes committed but not yet searchable by meaning) is read with `pending()` and
 `pending_of(chain)`: BuildBlock reports its chain's lag in the reply, and a metrics module can read
@@ -53,6 +57,10 @@ BACKLOG_PAGE = 1_024
 MAX_VECTOR_LAG = 50_000
 # Pause before reading the backlog again after a read failed (a store briefly unreachable).
 BACKLOG_RETRY_SECONDS = 1.0
+# With other writers, how long a queue stays idle before it reads the store's backlog again (see
+# the module's docstring): each rescan reads every episode without a vector once, so it is kept
+# rare, and a dead node's episodes are searchable by meaning within about this long.
+BACKLOG_RESCAN_SECONDS = 15.0
 
 # What the queue calls with each batch it stored: (chain, episode ids, vectors), to add them to the
 # chain's vector index.
@@ -79,6 +87,7 @@ class EmbeddingQueue:
         *,
         batch: int = EMBED_QUEUE_BATCH,
         workers: int = EMBED_QUEUE_WORKERS,
+        rescan_seconds: float | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -98,7 +107,16 @@ class EmbeddingQueue:
         # The backlog is read only once counted, so that no episode leaves the lag before it
         # was counted in it.
         self._backlog_counted = False
+        # Of the episodes counted in the backlog, those per chain not read in a page yet: the
+        # ones still left when the last page is read were embedded meanwhile by another node,
+        # and leave the lag then.
+        self._backlog_left: dict[ChainKey, int] = {}
         self._busy = 0
+        # Whether (and how often, idle) the store's backlog is read again; when the queue last
+        # had work, and whether a worker is reading the backlog again now.
+        self._rescan_seconds = rescan_seconds
+        self._active_at = time.monotonic()
+        self._rescanning = False
         self._stopping = False
         self._threads: list[threading.Thread] = []
         self._cond = threading.Condition()
@@ -189,6 +207,7 @@ class EmbeddingQueue:
             for chain, n in counts.items():
                 self._pending[chain] = self._pending.get(chain, 0) + n
             self._total += sum(counts.values())
+            self._backlog_left = dict(counts)
             if not counts:
                 self._backlog_after = self._backlog_up_to
             self._backlog_counted = True
@@ -200,7 +219,8 @@ class EmbeddingQueue:
             )
 
     def _next_batch(self) -> list[_Item] | None:
-        """The next batch to embed, waiting for one; None when stopping."""
+        """The next batch to embed, waiting for one; None when stopping, [] after reading the
+        store's backlog instead (a page of it, or all of it again)."""
         with self._cond:
             while True:
                 if self._stopping:
@@ -209,13 +229,71 @@ class EmbeddingQueue:
                     n = min(self._batch, len(self._items))
                     batch = [self._items.popleft() for _ in range(n)]
                     self._busy += 1
+                    self._active_at = time.monotonic()
                     return batch
                 if self._backlog_counted and self._backlog_after < self._backlog_up_to:
                     after = self._backlog_after
                     # Claimed before reading, so the other worker reads the next page.
                     self._backlog_after = self._backlog_up_to
                     break
-                self._cond.wait()
+                wait = self._rescan_wait()
+                if wait is not None and wait <= 0:
+                    self._rescanning = True
+                    self._backlog_counted = False
+                    after = -1
+                    break
+                self._cond.wait(wait)
+        if after < 0:
+            self._rescan()
+        else:
+            self._read_page(after)
+        return []
+
+    def _rescan_wait(self) -> float | None:
+        """Seconds until an idle queue reads the store's backlog again (0 or less: now); None
+        when it does not (a lone process, a backlog not counted yet, a rescan or a batch under
+        way). The condition's lock is held."""
+        if self._rescan_seconds is None or not self._backlog_counted:
+            return None
+        if self._rescanning or self._busy:
+            return None
+        return self._rescan_seconds - (time.monotonic() - self._active_at)
+
+    def _rescan(self) -> None:
+        """Reads the store's whole backlog again (other writers: a dead node's episodes)."""
+        try:
+            up_to = self._store.last_episode_id()
+            with self._cond:
+                self._backlog_after = 0
+                self._backlog_up_to = up_to
+                self._backlog_started = time.monotonic()
+            self._count_backlog()
+        except Exception:
+            log.exception("reading the store's backlog again failed; the next rescan retries")
+            with self._cond:
+                self._backlog_after = self._backlog_up_to
+        finally:
+            with self._cond:
+                self._rescanning = False
+                self._backlog_counted = True
+                self._active_at = time.monotonic()
+                self._cond.notify_all()
+
+    def _settle_backlog(self) -> None:
+        """After the backlog's last page: what was counted and not read was embedded elsewhere
+        meanwhile, and leaves the lag (the condition's lock is held)."""
+        for chain, n in self._backlog_left.items():
+            left = self._pending.get(chain, 0) - n
+            if left > 0:
+                self._pending[chain] = left
+            else:
+                self._pending.pop(chain, None)
+            self._total -= n
+        self._backlog_left.clear()
+        self._cond.notify_all()
+
+    def _read_page(self, after: int) -> None:
+        """Queues the next page of the store's backlog after id `after`."""
         try:
             page = self._store.unembedded(
                 after_id=after, up_to_id=self._backlog_up_to, limit=BACKLOG_PAGE
@@ -225,17 +303,26 @@ class EmbeddingQueue:
             time.sleep(BACKLOG_RETRY_SECONDS)
             with self._cond:
                 self._backlog_after = min(self._backlog_after, after)
-            return []
+            return
         now = time.monotonic()
         with self._cond:
+            for u in page:
+                left = self._backlog_left.get(u.chain, 0)
+                if left > 0:
+                    self._backlog_left[u.chain] = left - 1
+                else:
+                    # Committed before the count's read but seen only now: counted here.
+                    self._pending[u.chain] = self._pending.get(u.chain, 0) + 1
+                    self._total += 1
             if len(page) == BACKLOG_PAGE:
                 self._backlog_after = page[-1].episode_id
+            else:
+                self._settle_backlog()
             # The page joins the front of the queue: the backlog is older than new commits.
             self._items.extendleft(
                 _Item(u.chain, u.episode_id, u.text, now) for u in reversed(page)
             )
             self._cond.notify_all()
-        return []
 
     def _run(self, counts_backlog: bool) -> None:
         _lower_priority(EMBED_QUEUE_NICENESS)
@@ -266,7 +353,7 @@ class EmbeddingQueue:
 
     def _embed_and_store(self, batch: list[_Item]) -> None:
         vectors = self._embedder.embed([item.text for item in batch])
-        rows = [(item.episode_id, vectors[i]) for i, item in enumerate(batch)]
+        rows = [(item.chain, item.episode_id, vectors[i]) for i, item in enumerate(batch)]
         model_id = self._embedder.model_id
 
         def save() -> None:

@@ -7,6 +7,7 @@ cannot starve another (a long file read never holds up an episode write).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import threading
 from collections.abc import Callable
@@ -64,8 +65,11 @@ class Executors:
         self.ingest = ThreadPoolExecutor(INGEST_THREADS, thread_name_prefix="ingest")
 
     async def run(self, pool: Executor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
-        return await asyncio.get_running_loop().run_in_executor(pool, call)
+        call: Callable[[], T] = functools.partial(fn, *args, **kwargs)
+        # The call's context travels with the work (its deadline: store.deadlines), which
+        # run_in_executor alone would leave behind on the event loop's thread.
+        in_context: Callable[[], T] = functools.partial(contextvars.copy_context().run, call)
+        return await asyncio.get_running_loop().run_in_executor(pool, in_context)
 
     async def run_within(
         self,

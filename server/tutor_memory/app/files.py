@@ -15,7 +15,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.app.caches import ChainCache
+from tutor_memory.app.caches import CHAIN_CACHE_SIZE, ChainCache
 from tutor_memory.app.changes import Change
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger, PreparedBatch
@@ -290,8 +290,12 @@ class FileIngest:
         return nearest(stored, matrix, vector[0], limit or DEFAULT_PASSAGES)
 
 
-def passage_cache(store: FileReads, model_id: str) -> PassageCache:
+def passage_cache(
+    store: FileReads, model_id: str, fresh: Callable[[ChainKey], None] | None = None
+) -> PassageCache:
     """Each chain's current passages and their embeddings, kept between calls: every
     SearchPassages and every grounded answer reads them, and they change only when a file
     version is added or removed (the change hook drops the chain then)."""
-    return ChainCache(lambda chain: store.current_passages(chain, model_id))
+    return ChainCache(
+        lambda chain: store.current_passages(chain, model_id), CHAIN_CACHE_SIZE, fresh
+    )

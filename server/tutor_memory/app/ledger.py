@@ -20,14 +20,13 @@ import numpy as np
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.embedding_queue import MAX_VECTOR_LAG, EmbeddingQueue
 from tutor_memory.app.executors import Executors
-from tutor_memory.app.resident import ResidentChains
+from tutor_memory.app.sync import ChainSync
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.recall.facts import (
     RecallFacts,
     recall_facts,
-    recall_row,
 )
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.models.embedder import Embedder
@@ -76,7 +75,7 @@ class Ledger:
         self,
         store: Store,
         embedder: Embedder,
-        resident: ResidentChains,
+        sync: ChainSync,
         counter: TokenCounter,
         executors: Executors,
         changes: ChangeHub,
@@ -84,11 +83,13 @@ class Ledger:
     ) -> None:
         self._store = store
         self._queue = queue
-        self._resident = resident
         self._embedder = embedder
         self._counter = counter
         self._executors = executors
         self._changes = changes
+        # Every committed episode reaches the held chains' caches through it (app/sync.py,
+        # then app/resident.py).
+        self._sync = sync
         # Called on the writer thread after each commit with its outcomes (quota counts).
         self._commit_listeners: list[Callable[[Sequence[AppendOutcome]], None]] = []
 
@@ -219,9 +220,10 @@ class Ledger:
                 if embedded
                 else np.empty((0, self._embedder.dim), np.float32)
             )
-            self._resident.add_committed(
+            self._sync.add_committed(
                 chain,
-                [recall_row(outcomes[i].episode, prepared.facts[i]) for i in rows],
+                [outcomes[i].episode for i in rows],
+                [prepared.facts[i] for i in rows],
                 ids,
                 vectors,
             )

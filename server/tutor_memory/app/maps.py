@@ -8,7 +8,7 @@ costs milliseconds for a course of a few hundred concepts, so nothing incrementa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -32,10 +32,16 @@ class MapReads(FileReads, EpisodeReads, Protocol):
 class MapCache:
     """Each chain's map, rebuilt from the store when something it is made of changed."""
 
-    def __init__(self, store: MapReads, embedder: Embedder, size: int = CHAIN_CACHE_SIZE) -> None:
+    def __init__(
+        self,
+        store: MapReads,
+        embedder: Embedder,
+        size: int = CHAIN_CACHE_SIZE,
+        fresh: Callable[[ChainKey], None] | None = None,
+    ) -> None:
         self._store = store
         self._embedder = embedder
-        self._cache: ChainCache[ChainMap] = ChainCache(self._build, size)
+        self._cache: ChainCache[ChainMap] = ChainCache(self._build, size, fresh)
 
     @property
     def cache(self) -> ChainCache[ChainMap]:

@@ -13,8 +13,11 @@ zone of its first run, and a run digests every ended day, however long ago, that
 undigested episode. Exactly once: each chain's writes commit in one transaction that also
 advances the chain's state; a run whose reads are older than that state (a concurrent run, a
 retry) reads again and finds nothing left to do, so any number of retries and concurrent runs
-leave one digest per day and episode. Chains are processed one at a time: memory stays bounded by
-one chain's undigested episodes.
+leave one digest per day and episode. That holds across server nodes too: the generation is read
+inside the write transaction, and on PostgreSQL the store takes the chain's row lock there
+(store/postgres/store.py), so of two nodes digesting one chain at once the second waits, reads
+the first one's generation and retries. Chains are processed one at a time: memory stays bounded
+by one chain's undigested episodes.
 """
 
 from __future__ import annotations

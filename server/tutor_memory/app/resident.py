@@ -25,7 +25,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
@@ -100,6 +100,9 @@ class ResidentChains:
         self._writers: list[threading.Thread] = []
         self._warm_up: threading.Thread | None = None
         self._stop_warm_up = threading.Event()
+        # Called with a chain before it is read from the store (app/sync.py: with other writers,
+        # what they commit during the load is caught up after it).
+        self.before_load: Callable[[ChainKey], None] | None = None
         tables.on_read = self.ensure
 
     # -- accessors for metrics -----------------------------------------------------------------
@@ -128,6 +131,20 @@ class ResidentChains:
         with self._lock:
             held = self._held.get(chain)
             return held is not None and not held.loading
+
+    def holds(self, chain: ChainKey) -> bool:
+        """Whether the chain is held or being loaded (writes to it are then kept)."""
+        with self._lock:
+            return chain in self._held
+
+    def missing_of(self, chain: ChainKey, limit: int) -> list[int]:
+        """Up to `limit` ids, lowest first, of the held chain's episodes whose vector its index
+        lacks (none for a chain not held or still loading)."""
+        with self._lock:
+            held = self._held.get(chain)
+            if held is None or held.loading or not held.missing:
+                return []
+            return sorted(held.missing)[:limit]
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -173,6 +190,8 @@ class ResidentChains:
         """The chain's table (and its index, put in place) from its snapshot and the store, the
         ids of its episodes without a vector, and how many episodes were read from the store."""
         started = time.perf_counter()
+        if self.before_load is not None:
+            self.before_load(chain)
         snapshot = self._snapshots.read(chain) if self._snapshots is not None else None
         after, missing_before = 0, np.empty(0, np.int64)
         if snapshot is not None:

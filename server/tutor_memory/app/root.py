@@ -19,7 +19,7 @@ from tutor_memory.app.blocks import BlockBuilder, Blocks
 from tutor_memory.app.caches import ChainCache
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.config import ServerConfig
-from tutor_memory.app.embedding_queue import EmbeddingQueue
+from tutor_memory.app.embedding_queue import BACKLOG_RESCAN_SECONDS, EmbeddingQueue
 from tutor_memory.app.episodes import Episodes
 from tutor_memory.app.executors import Executors, in_background
 from tutor_memory.app.files import FileIngest, passage_cache
@@ -31,6 +31,7 @@ from tutor_memory.app.nightly import NightlyCycle
 from tutor_memory.app.quotas import Quotas
 from tutor_memory.app.reports import Reporter
 from tutor_memory.app.resident import ResidentChains
+from tutor_memory.app.sync import ChainSync
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.app.views import CachedSources
@@ -47,6 +48,8 @@ from tutor_memory.models.embedder import Embedder, UseOnnxEmbedder
 from tutor_memory.models.fetch import MODEL_FILE_NAME, default_model_dir
 from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.keyfile import load_or_create_server_key
+from tutor_memory.store.postgres.database import DatabaseUnreachable
+from tutor_memory.store.postgres.store import PostgresStore
 from tutor_memory.store.protocols import Store
 from tutor_memory.store.sqlite.store import SqliteStore
 
@@ -91,6 +94,7 @@ class Services:
     ledger: Ledger
     embedding: EmbeddingQueue
     resident: ResidentChains
+    sync: ChainSync
     telemetry: Telemetry
     quotas: Quotas
 
@@ -107,8 +111,19 @@ class Services:
 
 
 def open_store(config: ServerConfig) -> Store:
-    """The store a configuration names: the embedded SQLite file in the data directory."""
-    return SqliteStore(config.database_path)
+    """The store a configuration names: PostgreSQL for a postgresql:// connection string, else the
+    embedded SQLite file in the data directory. Raises ConfigError when it cannot be used."""
+    if config.store is None:
+        return SqliteStore(config.database_path)
+    if not config.uses_postgres:
+        raise ConfigError(
+            f"--store takes a PostgreSQL connection string (postgresql://...), not "
+            f"{config.store[:80]!r}; without --store the SQLite file in --data is used"
+        )
+    try:
+        return PostgresStore(config.store, pool_size=config.pool_size)
+    except DatabaseUnreachable as exc:
+        raise ConfigError(str(exc)) from exc
 
 
 def build_services(
@@ -149,12 +164,26 @@ def build_services(
         budget_bytes=config.cache_budget_bytes,
         snapshots=SnapshotFiles(config.snapshot_dir, embedder.model_id, FACTS_VERSION),
     )
-    embedding = EmbeddingQueue(store, embedder, executors, resident.add_vectors)
-    ledger = Ledger(store, embedder, resident, counter, executors, changes, embedding)
+    sync = ChainSync(
+        store,
+        resident,
+        counter,
+        changes,
+        embedder.model_id,
+        check_store=config.checks_other_writers,
+    )
+    # With other writers, an idle queue also takes up what a dead node left unembedded.
+    rescan = BACKLOG_RESCAN_SECONDS if config.checks_other_writers else None
+    embedding = EmbeddingQueue(
+        store, embedder, executors, resident.add_vectors, rescan_seconds=rescan
+    )
+    ledger = Ledger(store, embedder, sync, counter, executors, changes, embedding)
 
-    maps = MapCache(store, embedder)
-    current_beliefs: ChainCache[list[BeliefRow]] = ChainCache(store.current_beliefs)
-    passages = passage_cache(store, embedder.model_id)
+    # With other writers, every read of a derived cache first checks the chain's head.
+    fresh = sync.refresh if sync.check_store else None
+    maps = MapCache(store, embedder, fresh=fresh)
+    current_beliefs: ChainCache[list[BeliefRow]] = ChainCache(store.current_beliefs, fresh=fresh)
+    passages = passage_cache(store, embedder.model_id, fresh)
     # Every cache of derived data, with the changes that make it stale.
     changes.subscribe(Change.FILES | Change.TEACHING | Change.CONFIRMATIONS, maps.invalidate)
     changes.subscribe(Change.BELIEFS, current_beliefs.invalidate)
@@ -183,7 +212,7 @@ def build_services(
     return Services(
         episodes=Episodes(ledger, store, key, beliefs, teacher, executors),
         ingest=BatchIngest(ledger, beliefs, telemetry),
-        blocks=Blocks(builder, executors, config.block_cap_seconds, telemetry),
+        blocks=Blocks(builder, executors, config.block_cap_seconds, telemetry, sync=sync),
         files=FileIngest(ledger, store, embedder, maps, passages, executors),
         teacher=teacher,
         beliefs=beliefs,
@@ -202,6 +231,7 @@ def build_services(
         ledger=ledger,
         embedding=embedding,
         resident=resident,
+        sync=sync,
         telemetry=telemetry,
         quotas=quotas,
     )

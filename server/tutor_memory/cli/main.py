@@ -1,5 +1,5 @@
 """`tutor-memory serve | fetch-model | verify | token new | backup | restore | ingest |
-consolidate`."""
+consolidate | export | import`."""
 
 from __future__ import annotations
 
@@ -25,9 +25,11 @@ from tutor_memory.app.config import (
     ServerConfig,
 )
 from tutor_memory.cli import operations as cli_ops
+from tutor_memory.cli import transfer as cli_transfer
 from tutor_memory.domain.errors import InvalidArgument
 from tutor_memory.domain.limits import check_identifier
 from tutor_memory.models.fetch import ModelIntegrityError, default_model_dir, fetch_model
+from tutor_memory.store.postgres.database import DEFAULT_POOL_SIZE
 
 log = logging.getLogger("tutor_memory.cli")
 
@@ -38,7 +40,30 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the gRPC server")
     serve.add_argument("--listen", default=DEFAULT_LISTEN, help="HOST:PORT (default %(default)s)")
-    serve.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="data directory")
+    serve.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA_DIR,
+        help="data directory (the SQLite file, unless --store; the server's signing key)",
+    )
+    serve.add_argument(
+        "--store",
+        help="a PostgreSQL connection string (postgresql://user@host/db); default: SQLite "
+        "in --data",
+    )
+    serve.add_argument(
+        "--sync",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="check each chain's head in the store before reads that use the caches, for stores "
+        "other processes write (default: on with --store, off with SQLite)",
+    )
+    serve.add_argument(
+        "--pool-size",
+        type=int,
+        default=DEFAULT_POOL_SIZE,
+        help="PostgreSQL connections this process keeps at most (default %(default)s)",
+    )
     serve.add_argument(
         "--tokens", type=Path, help="tokens file (TOML); without it: development mode, loopback"
     )
@@ -84,8 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     fetch = sub.add_parser("fetch-model", help="download and verify the pinned embedding model")
     fetch.add_argument("--model-dir", type=Path, help=f"default: {default_model_dir()}")
 
-    verify = sub.add_parser("verify", help="verify every hash chain in a data directory (offline)")
-    verify.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
+    verify = sub.add_parser("verify", help="verify every hash chain of a store (offline)")
+    cli_transfer.add_store_arguments(verify)
 
     token = sub.add_parser("token", help="manage bearer tokens")
     token_sub = token.add_subparsers(dest="token_command", required=True)
@@ -113,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     restore.add_argument("--from", dest="source", type=Path, required=True, help="backup file")
     restore.add_argument("--data", type=Path, required=True, help="an empty or new directory")
     cli_ops.add_commands(sub)
+    cli_transfer.add_commands(sub)
     return parser
 
 
@@ -125,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"model ready: {path}")
         return 0
     if args.command == "verify":
-        return _verify(args.data)
+        return _verify(cli_transfer.store_config(args))
     if args.command == "token":
         return _token_new(args)
     if args.command == "backup":
@@ -136,6 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cli_ops.ingest(args)
     if args.command == "consolidate":
         return cli_ops.consolidate(args)
+    if args.command == "export":
+        return cli_transfer.export(args)
+    if args.command == "import":
+        return cli_transfer.import_(args)
     raise AssertionError(args.command)
 
 
@@ -155,6 +185,9 @@ def _serve(args: argparse.Namespace) -> int:
         tokenizer=args.tokenizer,
         block_cap_seconds=args.block_cap_seconds,
         cache_budget_bytes=args.cache_memory_mib * MIB,
+        store=args.store,
+        sync=args.sync,
+        pool_size=args.pool_size,
         metrics_listen=args.metrics_listen,
         readiness_probe_seconds=args.readiness_probe_seconds,
     )
@@ -173,15 +206,18 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verify(data_dir: Path) -> int:
-    from tutor_memory.app.root import open_store
+def _verify(config: ServerConfig) -> int:
+    from tutor_memory.app.root import ConfigError, open_store
     from tutor_memory.domain.chain import verify_chain
 
-    config = ServerConfig(data_dir=data_dir)
-    if not config.database_path.exists():
+    if config.store is None and not config.database_path.exists():
         print(f"no database at {config.database_path}", file=sys.stderr)
         return 2
-    store = open_store(config)
+    try:
+        store = open_store(config)
+    except ConfigError as exc:
+        print(f"cannot open the store: {exc}", file=sys.stderr)
+        return 2
     broken = 0
     try:
         for chain in store.chains():

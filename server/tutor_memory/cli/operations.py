@@ -58,6 +58,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     cons.add_argument("--target", help="server HOST:PORT: consolidate the token's tenant there")
     cons.add_argument("--token", help=f"bearer token (default: ${TOKEN_ENV})")
     cons.add_argument("--data", type=Path, help="offline: the data directory of a stopped server")
+    cons.add_argument(
+        "--store",
+        help="offline on PostgreSQL: its connection string (safe beside running servers)",
+    )
     cons.add_argument("--tenant", help="offline: only this tenant (default: every tenant)")
 
 
@@ -146,8 +150,12 @@ def _end_us(now: str | None) -> int:
 
 
 def consolidate(args: argparse.Namespace) -> int:
-    if (args.target is None) == (args.data is None):
-        print("give either --target (a running server) or --data (offline)", file=sys.stderr)
+    offline = args.data is not None or args.store is not None
+    if (args.target is None) == (not offline):
+        print(
+            "give either --target (a running server) or --data / --store (offline)",
+            file=sys.stderr,
+        )
         return 2
     if args.subject and not args.student:
         print("--subject needs --student", file=sys.stderr)
@@ -191,14 +199,18 @@ async def _consolidate_offline(args: argparse.Namespace, end_us: int) -> int:
         Consolidation,
         Scope,
     )
-    from tutor_memory.app.root import build_services
+    from tutor_memory.app.root import ConfigError, build_services
 
     data: Path = args.data or DEFAULT_DATA_DIR
-    config = ServerConfig(data_dir=data)
-    if not config.database_path.exists():
+    config = ServerConfig(data_dir=data, store=args.store)
+    if config.store is None and not config.database_path.exists():
         print(f"no database at {config.database_path}", file=sys.stderr)
         return 2
-    services = build_services(config)
+    try:
+        services = build_services(config)
+    except ConfigError as exc:
+        print(f"cannot open the store: {exc}", file=sys.stderr)
+        return 2
     try:
         summary = await services.nightly.run(
             Consolidation(

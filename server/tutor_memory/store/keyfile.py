@@ -15,13 +15,17 @@ from tutor_memory.domain.signing import ServerKey
 KEY_FILE_NAME = "server_ed25519.pem"
 
 
+def _load(path: Path) -> ServerKey:
+    loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    if not isinstance(loaded, Ed25519PrivateKey):
+        raise RuntimeError(f"{path} does not hold an Ed25519 private key")
+    return ServerKey(loaded)
+
+
 def load_or_create_server_key(data_dir: Path) -> ServerKey:
     path = data_dir / KEY_FILE_NAME
     if path.exists():
-        loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
-        if not isinstance(loaded, Ed25519PrivateKey):
-            raise RuntimeError(f"{path} does not hold an Ed25519 private key")
-        return ServerKey(loaded)
+        return _load(path)
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(
         serialization.Encoding.PEM,
@@ -29,10 +33,20 @@ def load_or_create_server_key(data_dir: Path) -> ServerKey:
         serialization.NoEncryption(),
     )
     data_dir.mkdir(parents=True, exist_ok=True)
-    # O_EXCL: two servers started at once on one directory must not each write a key.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(pem)
-        f.flush()
-        os.fsync(f.fileno())
+    # Written whole under a name of its own, then linked into place: several servers started at
+    # once on one directory (nodes sharing it) never see a half-written key, and only the first
+    # link wins; the others load the key that won.
+    draft = data_dir / f".{KEY_FILE_NAME}.{os.getpid()}"
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(pem)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            return _load(path)
+    finally:
+        draft.unlink(missing_ok=True)
     return ServerKey(key)

@@ -2,8 +2,8 @@
 beliefs, the nightly cycle), each split into reads and the writes of one transaction.
 
 A use case asks for the narrowest protocol it needs; `Store` is what an engine implements (SQLite
-in `store.sqlite`), so that a PostgreSQL store can follow for deployments that outgrow one
-machine. SQL of one engine stays inside that engine's package.
+in `store.sqlite`, PostgreSQL in `store.postgres` for deployments that outgrow one machine). SQL
+of one engine stays inside that engine's package.
 
 Threading contract: writes (`Store.writing()` and the conveniences `append`, `annotate`) come from
 one writer thread at a time; the read methods may be called from several reader threads at once.
@@ -33,6 +33,7 @@ from tutor_memory.domain.records import (
     NightlyState,
     StoredPassage,
 )
+from tutor_memory.store.transfer import TableTransfer
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +139,11 @@ class NightlyWrites(Protocol):
 
 class VectorWrites(Protocol):
     def save_vectors(
-        self, model_id: str, rows: Sequence[tuple[int, npt.NDArray[np.float32]]]
+        self, model_id: str, rows: Sequence[tuple[ChainKey, int, npt.NDArray[np.float32]]]
     ) -> None:
-        """Stores the embeddings (episode id, vector) of episodes committed without one; an
-        episode that has an embedding already keeps it."""
+        """Stores the embeddings (chain, episode id, vector) of episodes committed without one;
+        an episode that has an embedding already keeps it (another node may have embedded it
+        too), and an id that is not an episode of that chain is ignored."""
         ...
 
 
@@ -241,6 +243,36 @@ class ChainLoads(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class ChainHead:
+    """What tells a server whether its caches of a chain are behind the store (app/sync.py)."""
+
+    # The chain's last seq (0: no episode).
+    seq: int
+    # Changes to beliefs, which a write can make without an episode (a re-derivation): the
+    # highest belief id and the latest retirement time of the chain, (0, 0) for none.
+    beliefs: tuple[int, int]
+
+
+class ChangeReads(Protocol):
+    """What a server reads to catch its caches up with writes made by other processes."""
+
+    def chain_head(self, chain: ChainKey) -> ChainHead:
+        """The chain's head, in one indexed lookup (it runs before every block)."""
+        ...
+
+    def episodes_since(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        """The chain's episodes after `seq`, every kind, in seq order."""
+        ...
+
+    def vectors_of(
+        self, chain: ChainKey, model_id: str, ids: Sequence[int]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """(ids, vectors) of the chain's episodes among `ids` that have an embedding made by
+        `model_id`, by ascending id."""
+        ...
+
+
 class VectorReads(Protocol):
     def iter_vectors(self, model_id: str) -> Iterator[ChainVectors]:
         """Every stored embedding made by `model_id`, one chain at a time."""
@@ -331,6 +363,8 @@ class Store(
     FileReads,
     BeliefReads,
     NightlyReads,
+    ChangeReads,
+    TableTransfer,
     Operations,
     Protocol,
 ):

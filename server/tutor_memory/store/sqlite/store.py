@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -45,12 +45,14 @@ from tutor_memory.store.protocols import (
     Annotation,
     AppendOutcome,
     AppendStatus,
+    ChainHead,
     ChainRecall,
     PreparedEpisode,
     StoredRecall,
     Unembedded,
 )
 from tutor_memory.store.sqlite import side_rows as side
+from tutor_memory.store.sqlite import transfer
 from tutor_memory.store.sqlite.migrate import migrate
 
 # How long a connection waits for another's lock before failing; only the offline CLI tools ever
@@ -102,6 +104,13 @@ def _facts_row(episode_id: int, chain_id: int, facts: RecallFacts) -> tuple[obje
         facts.language,
         facts.stems_text(),
     )
+
+
+def _insert_facts(
+    conn: sqlite3.Connection, episode_id: int, chain_id: int, facts: RecallFacts
+) -> None:
+    """Stores one episode's recall facts (the import of store/transfer.py)."""
+    conn.execute(_INSERT_FACTS, _facts_row(episode_id, chain_id, facts))
 
 
 def _json_list(values: Sequence[object]) -> str:
@@ -677,6 +686,70 @@ class SqliteStore:
         rows = conn.execute(sql + " ORDER BY a.annotation_id", args).fetchall()
         return [Annotation(*r) for r in rows]
 
+    # -- export and import (store/transfer.py) -------------------------------------------------
+
+    def dump_table(self, table: str) -> Iterator[tuple[object, ...]]:
+        yield from transfer.dump_table(self._reader(), table)
+
+    def is_empty(self) -> bool:
+        return transfer.is_empty(self._reader())
+
+    def load_tables(
+        self,
+        rows: Iterable[tuple[str, tuple[object, ...]]],
+        derived: Iterable[tuple[int, int, RecallFacts]],
+    ) -> None:
+        with self.writing():
+            transfer.load_tables(self._writer, rows, derived, _insert_facts)
+
+    # -- what other processes changed (app/sync.py) --------------------------------------------
+
+    def chain_head(self, chain: ChainKey) -> ChainHead:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return ChainHead(0, (0, 0))
+        row = conn.execute(
+            "SELECT (SELECT max(seq) FROM episodes WHERE chain_id = ?1), "
+            "(SELECT max(belief_id) FROM beliefs WHERE chain_id = ?1), "
+            "(SELECT max(retired_at) FROM beliefs WHERE chain_id = ?1)",
+            (chain_id,),
+        ).fetchone()
+        return ChainHead(int(row[0] or 0), (int(row[1] or 0), int(row[2] or 0)))
+
+    def episodes_since(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        if chain_id is None:
+            return []
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE e.chain_id = ? AND e.seq > ? "
+            "ORDER BY e.seq",
+            (chain_id, seq),
+        ).fetchall()
+        return [_row_to_episode(r) for r in rows]
+
+    def vectors_of(
+        self, chain: ChainKey, model_id: str, ids: Sequence[int]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        conn = self._reader()
+        chain_id = self._chain_id(conn, chain, create=False)
+        rows = (
+            []
+            if chain_id is None or not len(ids)
+            else conn.execute(
+                "SELECT episode_id, vector FROM episode_vectors "
+                "WHERE episode_id IN (SELECT value FROM json_each(?)) AND chain_id = ? "
+                "AND model = ? ORDER BY episode_id",
+                (json.dumps([int(i) for i in ids]), chain_id, model_id),
+            ).fetchall()
+        )
+        if not rows:
+            return np.empty(0, np.int64), np.empty((0, 0), np.float32)
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        ids_ = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        return ids_, vectors.reshape(len(rows), -1).copy()
+
     # -- files, passages, beliefs, the nightly cycle -------------------------------------------
 
     def _existing_chain_id(self, chain: ChainKey) -> int | None:
@@ -856,14 +929,24 @@ class SqliteWriter:
         return side.current_beliefs(self._conn, self._chain(chain))
 
     def save_vectors(
-        self, model_id: str, rows: Sequence[tuple[int, npt.NDArray[np.float32]]]
+        self, model_id: str, rows: Sequence[tuple[ChainKey, int, npt.NDArray[np.float32]]]
     ) -> None:
+        chain_ids = {
+            chain: self._store._chain_id(self._conn, chain, create=False) for chain, _, _ in rows
+        }
         self._conn.executemany(
             "INSERT OR IGNORE INTO episode_vectors (episode_id, chain_id, model, vector) "
-            "SELECT episode_id, chain_id, ?, ? FROM episodes WHERE episode_id = ?",
+            "SELECT episode_id, chain_id, ?, ? FROM episodes WHERE episode_id = ? "
+            "AND chain_id = ?",
             (
-                (model_id, np.ascontiguousarray(v, dtype=np.float32).tobytes(), episode_id)
-                for episode_id, v in rows
+                (
+                    model_id,
+                    np.ascontiguousarray(v, dtype=np.float32).tobytes(),
+                    episode_id,
+                    chain_ids[chain],
+                )
+                for chain, episode_id, v in rows
+                if chain_ids[chain] is not None
             ),
         )
 

@@ -1,0 +1,223 @@
+"""Keeping a server's in-memory caches of a chain (the held chains' vector indexes and recall
+tables of app/resident.py, and everything the change hook drops) in step with a store that other
+server processes write too.
+
+Every episode reaches the held chains through here: the ones this process commits
+(`add_committed`, from the ledger right after the commit) and the ones another process committed
+(`refresh`, before a read that uses the caches). A chain's episodes are passed on in seq order
+under the chain's lock, and the held chain keeps each episode once (app/resident.py skips ids it
+holds), so the two paths never race.
+
+`refresh` costs one indexed lookup of the chain's head in the store (`Store.chain_head`); only
+when the head moved does it read the missing episodes, hand them (with their stored embeddings) to
+the held chain if this node holds it, and report what they changed through the change hook
+(`app.changes`), as their writer did on its own node, so the derived caches (map, beliefs,
+passages) that depend on it drop the chain. A chain this node has not read since it started is
+not caught up but adopted at the head: nothing of it is cached yet, and its first load reads the
+store (app/resident.py calls `before_load` first, so writes of other nodes during the load are
+caught up after it).
+
+Another node embeds its imports after acknowledging them (app/embedding_queue.py); no head moves
+when it stores those vectors, so a refresh of a held chain with episodes still lacking a vector
+looks their vectors up in the store, at most once every `VECTOR_RECHECK_SECONDS` per chain.
+
+It is on for PostgreSQL (several nodes share one database) and can be turned on for a SQLite file
+that several processes write (`--sync`); a lone process needs none of it, since every write it
+sees is its own.
+
+Read-your-writes across nodes: an episode acknowledged by node A was committed before A answered,
+so the head that node B reads before its next block includes it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+import numpy.typing as npt
+
+from tutor_memory.app.changes import Change, ChangeHub
+from tutor_memory.app.resident import ResidentChains
+from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
+from tutor_memory.domain.recall.facts import RecallFacts, recall_facts, recall_row
+from tutor_memory.domain.tokens import TokenCounter
+from tutor_memory.store.protocols import ChangeReads
+
+# What episodes of each kind written elsewhere may have changed besides the episodes: the same
+# changes their writer reported (app/ledger.py and the use cases' `also`). A check may confirm a
+# concept on the map; a file episode records a file version added or removed. Beliefs changed
+# with them, or without any episode, show in the chain head's beliefs mark.
+CHANGES_BY_KIND: dict[Kind, Change] = {
+    Kind.CHECK: Change.CHECKS | Change.CONFIRMATIONS,
+    Kind.TAUGHT: Change.TEACHING,
+    Kind.FILE: Change.FILES,
+}
+# How often a refresh of a held chain whose episodes still lack a vector looks those vectors up
+# (another node's embedding queue stores them without moving the head): at most one lookup a
+# second per chain keeps the cost off the blocks, and a second is well under the queue's own lag.
+VECTOR_RECHECK_SECONDS = 1.0
+# The most episode ids one such lookup asks for (the oldest first); the rest wait for the next.
+VECTOR_RECHECK_IDS = 4_096
+
+
+def changes_of(episodes: Sequence[StoredEpisode]) -> Change:
+    """What a run of new episodes changed, for the caches derived from the chain."""
+    what = Change.EPISODES
+    for ep in episodes:
+        what |= CHANGES_BY_KIND.get(ep.kind, Change.NOTHING)
+    return what
+
+
+class ChainSync:
+    """Thread-safe: one lock per chain guards what the caches hold of it."""
+
+    def __init__(
+        self,
+        store: ChangeReads,
+        resident: ResidentChains,
+        counter: TokenCounter,
+        changes: ChangeHub,
+        model_id: str,
+        *,
+        check_store: bool,
+    ) -> None:
+        self._store = store
+        self._resident = resident
+        self._counter = counter
+        self._changes = changes
+        self._model_id = model_id
+        # Whether other processes write the store: then reads check the chain's head first.
+        self.check_store = check_store
+        # The last seq this node's caches account for, per chain (absent: never read here), the
+        # beliefs mark last seen, and when the missing vectors were last looked up.
+        self._held: dict[ChainKey, int] = {}
+        self._beliefs: dict[ChainKey, tuple[int, int]] = {}
+        self._vectors_checked: dict[ChainKey, float] = {}
+        self._locks: dict[ChainKey, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
+        # Chains already brought up to date by the read running on this thread (see `fresh`).
+        self._local = threading.local()
+        if check_store:
+            resident.before_load = self.before_load
+
+    def _lock_of(self, chain: ChainKey) -> threading.Lock:
+        lock = self._locks.get(chain)
+        if lock is None:
+            with self._locks_lock:
+                lock = self._locks.setdefault(chain, threading.Lock())
+        return lock
+
+    # -- this process's own writes -------------------------------------------------------------
+
+    def add_committed(
+        self,
+        chain: ChainKey,
+        episodes: Sequence[StoredEpisode],
+        facts: Sequence[RecallFacts],
+        vector_ids: npt.NDArray[np.int64],
+        vectors: npt.NDArray[np.float32],
+    ) -> None:
+        """Adds episodes this process just committed to one chain (in seq order, with their
+        recall facts, and the embeddings of those that have one). If another process appended
+        to the chain since this node last saw it, its episodes are read and added first, so a
+        held chain always holds a prefix of the chain."""
+        rows = [recall_row(ep, f) for ep, f in zip(episodes, facts, strict=True)]
+        if not self.check_store or not episodes:
+            self._resident.add_committed(chain, rows, vector_ids, vectors)
+            return
+        what = Change.NOTHING
+        with self._lock_of(chain):
+            held = self._held.get(chain)
+            if held is not None and episodes[0].seq > held + 1:
+                # Reads this commit's episodes too (they are in the store), in seq order; the
+                # ones not embedded yet reach the index from the embedding queue.
+                what = self._catch_up(chain, held)
+            else:
+                self._resident.add_committed(chain, rows, vector_ids, vectors)
+                self._held[chain] = max(held or 0, episodes[-1].seq)
+        if what:
+            self._changes.changed(chain, what)
+
+    # -- other processes' writes ---------------------------------------------------------------
+
+    def before_load(self, chain: ChainKey) -> None:
+        """Called before a chain is loaded from the store: a chain never read here is adopted at
+        the head read now, so what other nodes commit during the load is caught up after it."""
+        with self._lock_of(chain):
+            if chain in self._held:
+                return
+        head = self._store.chain_head(chain)
+        with self._lock_of(chain):
+            self._held.setdefault(chain, head.seq)
+
+    def refresh(self, chain: ChainKey) -> None:
+        """Brings the caches of `chain` up to the store's head (a no-op unless `check_store`, and
+        inside `fresh` for the same chain)."""
+        if not self.check_store or chain in getattr(self._local, "chains", ()):
+            return
+        head = self._store.chain_head(chain)
+        what = Change.NOTHING
+        with self._lock_of(chain):
+            held = self._held.get(chain)
+            if held is None:
+                # Nothing of the chain is cached here yet: no cache to catch up or to drop.
+                self._held[chain] = head.seq
+                self._beliefs[chain] = head.beliefs
+            else:
+                if head.seq > held:
+                    what |= self._catch_up(chain, held)
+                if self._beliefs.get(chain) != head.beliefs:
+                    self._beliefs[chain] = head.beliefs
+                    what |= Change.BELIEFS
+            self._recheck_vectors(chain)
+        if what:
+            self._changes.changed(chain, what)
+
+    @contextmanager
+    def fresh(self, chain: ChainKey) -> Iterator[None]:
+        """Refreshes the chain once, then runs the block with further refreshes of it skipped on
+        this thread: one read (a block) checks the head once, however many caches it reads."""
+        self.refresh(chain)
+        chains: set[ChainKey] | None = getattr(self._local, "chains", None)
+        if chains is None:
+            chains = self._local.chains = set()
+        added = chain not in chains
+        chains.add(chain)
+        try:
+            yield
+        finally:
+            if added:
+                chains.discard(chain)
+
+    def _catch_up(self, chain: ChainKey, held: int) -> Change:
+        """Passes the chain's stored episodes after `held` on to the held chain, if this node
+        holds it (the chain's lock is held); returns what they changed."""
+        new = self._store.episodes_since(chain, held)
+        if not new:
+            return Change.NOTHING
+        if self._resident.holds(chain):
+            ids, vectors = self._store.vectors_of(
+                chain, self._model_id, [e.episode_id for e in new]
+            )
+            facts = recall_facts(new, self._counter)
+            rows = [recall_row(e, f) for e, f in zip(new, facts, strict=True)]
+            self._resident.add_committed(chain, rows, ids, vectors)
+        self._held[chain] = new[-1].seq
+        return changes_of(new)
+
+    def _recheck_vectors(self, chain: ChainKey) -> None:
+        """Looks up stored vectors of the held chain's episodes that lack one (the chain's lock
+        is held), at most once every `VECTOR_RECHECK_SECONDS`."""
+        now = time.monotonic()
+        if now - self._vectors_checked.get(chain, 0.0) < VECTOR_RECHECK_SECONDS:
+            return
+        missing = self._resident.missing_of(chain, VECTOR_RECHECK_IDS)
+        if not missing:
+            return
+        self._vectors_checked[chain] = now
+        ids, vectors = self._store.vectors_of(chain, self._model_id, missing)
+        if len(ids):
+            self._resident.add_vectors(chain, ids, vectors)

@@ -1,0 +1,227 @@
+"""Two server nodes over one PostgreSQL database behave as one service (issue 15): read-your-writes
+per chain, no fork under concurrent appends through both, the chain verifies after any
+interleaving, the nightly cycle runs once per (chain, day), and the caches derived on one node
+(map, beliefs) follow what the other wrote. The same mechanism serves two processes over one
+SQLite file with `--sync`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.course import STUDENT, SUBJECT, T0, at, check, give_course
+from tests.helpers.harness import (
+    A,
+    Harness,
+    question,
+    start_harness,
+    stop_harness,
+    write_tokens_file,
+)
+from tests.helpers.stores import raw_database
+from tutor_memory.app.changes import Change
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory_client._proto import memory_pb2 as pb
+
+NOW = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def store_kind() -> str:
+    """Several nodes need a shared database server: these tests run on PostgreSQL only."""
+    return "postgres"
+
+
+@pytest.fixture
+async def nodes(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder
+) -> AsyncIterator[tuple[Harness, Harness]]:
+    """Two servers on two ports, one database, one signing key (the same data directory)."""
+    first = await start_harness(server_config, embedder)
+    second = await start_harness(replace(server_config, listen="127.0.0.1:0"), embedder)
+    try:
+        yield first, second
+    finally:
+        await stop_harness(first)
+        await stop_harness(second)
+
+
+async def block(h: Harness, query: str) -> pb.BuildBlockReply:
+    request = pb.BuildBlockRequest(
+        student_id=STUDENT, subject_id=SUBJECT, query=query, budget_tokens=1500
+    )
+    request.now.seconds = int(NOW.timestamp())
+    reply: pb.BuildBlockReply = await h.stub.BuildBlock(request, metadata=A, timeout=30)
+    return reply
+
+
+async def verify(h: Harness) -> pb.VerifyChainReply:
+    reply: pb.VerifyChainReply = await h.stub.VerifyChain(
+        pb.VerifyChainRequest(student_id=STUDENT, subject_id=SUBJECT), metadata=A
+    )
+    return reply
+
+
+def shown(reply: pb.BuildBlockReply) -> set[int]:
+    return {m.episode_id for m in reply.memories}
+
+
+async def test_an_episode_acknowledged_by_one_node_is_in_the_next_block_of_the_other(
+    nodes: tuple[Harness, Harness],
+) -> None:
+    a, b = nodes
+    # Node B has served the chain before, so its caches hold it (an old state to fall behind).
+    await a.append(question("How do plants make sugar from light?", key="k0"))
+    assert shown(await block(b, "photosynthesis")) != set()
+    for i in range(3):
+        written = await a.append(
+            question(
+                f"What does the mitochondrion do, part {i}?", key=f"m{i}", seconds=1_780_000_000 + i
+            )
+        )
+        # Written through A, acknowledged: the very next block of B shows it, by its word...
+        assert written.episode.episode_id in shown(await block(b, "mitochondrion"))
+    # ...and by meaning: the vectors reached B's index too.
+    neighbours = await block(b, "the powerhouse of the cell")
+    assert shown(neighbours) & {e.episode_id for e in await a.list_all()}
+    assert b.app.services.vectors.count(next(iter(b.app.services.store.chains()))) == 4
+
+
+async def test_concurrent_appends_through_both_nodes_never_fork_the_chain(
+    nodes: tuple[Harness, Harness],
+) -> None:
+    a, b = nodes
+    per_node = 40
+
+    async def writer(h: Harness, name: str) -> list[int]:
+        seqs = []
+        for i in range(per_node):
+            reply = await h.append(question(f"{name} question {i}", key=f"{name}-{i}"))
+            seqs.append(reply.episode.seq)
+        return seqs
+
+    async def batch(h: Harness, name: str) -> int:
+        reply = await h.ingest(
+            [question(f"{name} batch {i}", key=f"{name}-b{i}") for i in range(60)]
+        )
+        return int(reply.inserted)
+
+    results = await asyncio.gather(
+        writer(a, "a"), writer(b, "b"), batch(a, "x"), batch(b, "y"), writer(a, "c")
+    )
+    seqs = [s for r in results if isinstance(r, list) for s in r]
+    assert len(seqs) == len(set(seqs)), "two appends got the same seq"
+    total = 3 * per_node + 120
+    for h in (a, b):
+        listed = await h.list_all()
+        assert sorted(e.seq for e in listed) == list(range(1, total + 1))
+        reply = await verify(h)
+        assert reply.ok
+        assert reply.length == total
+    # Both nodes' caches hold the whole chain after their next block.
+    for h in (a, b):
+        await block(h, "question")
+        table = h.app.services.tables.get(next(iter(h.app.services.store.chains())))
+        assert table is not None
+        assert len(table) == total
+
+
+async def test_a_belief_and_the_map_written_through_one_node_are_read_by_the_other(
+    nodes: tuple[Harness, Harness],
+) -> None:
+    a, b = nodes
+    request = pb.GetMapRequest(student_id=STUDENT, subject_id=SUBJECT)
+    await a.append(question("Where do we start?", key="start"))
+    # B caches the chain's map while it is empty; A then gives the course.
+    assert not (await b.stub.GetMap(request, metadata=A)).nodes
+    await give_course(a)
+    map_b = await b.stub.GetMap(request, metadata=A)
+    assert {c.name for c in map_b.nodes} >= {"Osmosis", "Diffusion"}
+    # B has built its caches of the chain; A records wrong checks: B's next block says so.
+    assert "struggles" not in (await block(b, "osmosis")).text
+    for i in range(3):
+        await check(a, "Osmosis", False, T0 + timedelta(hours=i + 1))
+    assert "struggles with Osmosis" in (await block(b, "osmosis")).text
+    # A re-derivation writes belief rows and no episode: B still notices, and drops its cached
+    # beliefs of the chain before its next block.
+    dropped: list[ChainKey] = []
+    b.app.services.changes.subscribe(Change.BELIEFS, dropped.append)
+    await block(b, "osmosis")
+    dropped.clear()
+    await a.stub.Rederive(pb.RederiveRequest(student_id=STUDENT, subject_id=SUBJECT), metadata=A)
+    assert "struggles with Osmosis" in (await block(b, "osmosis")).text
+    assert dropped == [ChainKey("tenant-a", STUDENT, SUBJECT)]
+    rows = await b.stub.GetBeliefHistory(
+        pb.GetBeliefHistoryRequest(student_id=STUDENT, subject_id=SUBJECT, concept="Osmosis"),
+        metadata=A,
+    )
+    assert any("re-derived" in r.reason for h in rows.histories for r in h.rows)
+
+
+async def test_two_nodes_consolidating_at_once_write_one_digest_per_day(
+    nodes: tuple[Harness, Harness],
+) -> None:
+    a, b = nodes
+    day = datetime(2026, 3, 2, tzinfo=UTC)
+    for d in range(3):
+        for i in range(4):
+            await a.append(
+                question(
+                    f"day {d} question {i}",
+                    key=f"d{d}q{i}",
+                    seconds=int((day + timedelta(days=d, hours=9 + i)).timestamp()),
+                )
+            )
+    end = day + timedelta(days=3)
+
+    async def consolidate(h: Harness) -> pb.ConsolidateReply:
+        reply: pb.ConsolidateReply = await h.stub.Consolidate(
+            pb.ConsolidateRequest(now=at(end)), metadata=A
+        )
+        return reply
+
+    replies = await asyncio.gather(*(consolidate(h) for h in (a, b, a, b)))
+    assert sum(r.consolidation_episodes for r in replies) == 3
+    episodes = await b.list_all()
+    digests = [e for e in episodes if e.kind == pb.EPISODE_KIND_CONSOLIDATION]
+    assert len(digests) == 3
+    with raw_database(a.config) as db:
+        rows = db.execute("SELECT chain_id, day_start, count(*) FROM day_digests GROUP BY 1, 2")
+    assert len(rows) == 3
+    assert all(count == 1 for _, _, count in rows)
+    # A retry through either node is a no-op.
+    again = await consolidate(b)
+    assert again.consolidation_episodes == 0
+    assert (await verify(a)).ok
+
+
+async def test_two_processes_over_one_sqlite_file_with_sync_read_each_others_writes(
+    tmp_path: Path, embedder: UseOnnxEmbedder
+) -> None:
+    """`--sync` gives the same read-your-writes to several servers over one SQLite file."""
+    config = ServerConfig(
+        listen="127.0.0.1:0",
+        data_dir=tmp_path / "data",
+        tokens_file=write_tokens_file(tmp_path / "tokens.toml"),
+        sync=True,
+    )
+    a = await start_harness(config, embedder)
+    b = await start_harness(config, embedder)
+    try:
+        await a.append(question("How do plants make sugar from light?", key="k0"))
+        assert shown(await block(b, "photosynthesis"))
+        written = await a.append(question("What does the mitochondrion do?", key="k1"))
+        assert written.episode.episode_id in shown(await block(b, "mitochondrion"))
+        reply = await b.append(question("And the ribosome?", key="k2"))
+        assert reply.episode.seq == 3
+        assert (await verify(a)).length == 3
+    finally:
+        await stop_harness(a)
+        await stop_harness(b)
