@@ -168,9 +168,16 @@ class EmbeddingQueue:
             return self._cond.wait_for(lambda: self._total < limit, timeout)
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Blocks until nothing is pending (tests, benchmarks); False if `timeout` passed first."""
+        """Blocks until nothing is pending (tests, benchmarks); False if `timeout` passed first.
+        A started queue is idle only once it has counted the store's backlog: before, its lag
+        reads 0 while earlier runs' episodes still wait."""
         with self._cond:
-            return self._cond.wait_for(lambda: self._total == 0 and self._busy == 0, timeout)
+            return self._cond.wait_for(
+                lambda: (self._backlog_counted or not self._threads)
+                and self._total == 0
+                and self._busy == 0,
+                timeout,
+            )
 
     # -- life cycle ----------------------------------------------------------------------------
 
