@@ -173,9 +173,11 @@ class EmbeddingQueue:
         reads 0 while earlier runs' episodes still wait."""
         with self._cond:
             return self._cond.wait_for(
-                lambda: (self._backlog_counted or not self._threads)
-                and self._total == 0
-                and self._busy == 0,
+                lambda: (
+                    (self._backlog_counted or not self._threads)
+                    and self._total == 0
+                    and self._busy == 0
+                ),
                 timeout,
             )
 
