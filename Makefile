@@ -147,7 +147,12 @@ lint: $(INSTALLED) client-tools
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 	bash scripts/lint_clients.sh
 
+# The hot path in process (pytest-benchmark, bench/hot_path): each run is saved in .benchmarks/
+# and compared with the one before it (from the second run on); summary in bench/results/hot_path.*
+BENCH_COMPARE = $(if $(wildcard .benchmarks/*/*.json),--benchmark-compare)
+
 bench: setup load-tools postgres
+	$(PY) -m pytest bench/hot_path -q --benchmark-enable --benchmark-autosave $(BENCH_COMPARE)
 	$(PY) -m bench.bench_ingest
 	$(PY) -m bench.bench_embed
 	$(PY) -m bench.bench_rank

@@ -5,13 +5,17 @@ IngestEpisodes with a seeded synthetic history of one student over twelve months
 answers, checks right and wrong, taught notes, 200 concepts, five languages), then QUERIES
 BuildBlock calls in FULL mode are timed one after another from this process: ordinary subject
 questions, month questions, record questions, an empty query. Reports p50/p90/p95/p99, the
-server's own stage timings (medians), and writes bench/results/block.json.
+server's own stage timings (medians), and writes bench/results/block.json and block.md.
+
+The QUERIES calls are made PASSES times on the same server; each figure is the median over the
+passes of that pass's figure (this machine is shared and noisy: one pass can move 30 %).
 
 Run: `.venv/bin/python -m bench.bench_block` (add sizes, e.g. `1000 10000`, to run fewer).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -22,20 +26,23 @@ from typing import Any
 
 import numpy as np
 
-from bench._meta import print_table, run_metadata, write_results
-from bench._server import fresh_server
+from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
+from bench._proc import cpu_seconds, machine_busy_seconds
+from bench._server import fresh_server_process
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
+from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 SIZES = (1_000, 10_000, 100_000)
 QUERIES = 300
+PASSES = 3
 WARMUP = 20
 BUDGET = 1_500
 SEED = 20261130
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 START = datetime(2025, 11, 20, tzinfo=UTC)
-# The issue's targets for this machine class, p95 in ms.
-TARGET_P95_MS = {10_000: 10.0, 100_000: 15.0}
+# Issue 14's targets for this machine class, p95 in ms.
+TARGET_P95_MS = {10_000: 6.0, 100_000: 8.0}
 
 CONCEPTS = [
     f"{stem} {suffix}"
@@ -147,48 +154,82 @@ def run_size(n: int) -> dict[str, Any]:
     rng = random.Random(SEED + n)
     episodes = history(n, rng)
     asked = queries(rng)
-    with fresh_server() as stub:
+    with fresh_server_process() as (server, channel):
+        stub = pb_grpc.MemoryStub(channel)
         started = time.perf_counter()
         reply = stub.IngestEpisodes(ingest_messages(episodes), timeout=1200)
         ingest_s = time.perf_counter() - started
         assert reply.inserted == n, (reply.inserted, reply.rejected)
-        latencies: list[float] = []
+        passes: list[list[float]] = []
         stages: dict[str, list[float]] = defaultdict(list)
         memories: list[int] = []
         tokens: list[int] = []
-        for i, query in enumerate(asked):
-            request = pb.BuildBlockRequest(
-                student_id="bench",
-                subject_id="science",
-                query=query,
-                budget_tokens=BUDGET,
-                time_zone="Europe/Rome",
-            )
-            request.now.seconds = int(NOW.timestamp())
-            t = time.perf_counter()
-            block = stub.BuildBlock(request, timeout=10)
-            elapsed = (time.perf_counter() - t) * 1000
-            if i < WARMUP:
-                continue
-            latencies.append(elapsed)
-            memories.append(len(block.memories))
-            tokens.append(block.tokens_used)
-            for timing in block.timings:
-                stages[timing.stage].append(timing.ms)
-    p = {q: round(float(np.percentile(latencies, q)), 3) for q in (50, 90, 95, 99)}
+        started, busy = time.perf_counter(), machine_busy_seconds()
+        server_cpu, own_cpu = cpu_seconds(server.proc.pid), time.process_time()
+        for _ in range(PASSES):
+            latencies: list[float] = []
+            passes.append(latencies)
+            call_all(stub, asked, latencies, stages, memories, tokens)
+        server_cpu = cpu_seconds(server.proc.pid) - server_cpu
+        ours = server_cpu + time.process_time() - own_cpu
+        # What else ran on the machine meanwhile (other work on a shared machine), as a share
+        # of all its cores: latency here depends on it.
+        others = (machine_busy_seconds() - busy - ours) / (
+            (time.perf_counter() - started) * (os.cpu_count() or 1)
+        )
+    p = {
+        q: round(statistics.median(float(np.percentile(lat, q)) for lat in passes), 3)
+        for q in (50, 90, 95, 99)
+    }
     return {
         "episodes": n,
         "ingest_episodes_per_s": round(n / ingest_s, 1),
-        "calls": len(latencies),
+        "passes": PASSES,
+        "calls": sum(len(lat) for lat in passes),
         "p50_ms": p[50],
         "p90_ms": p[90],
         "p95_ms": p[95],
         "p99_ms": p[99],
+        "p95_ms_of_each_pass": [round(float(np.percentile(lat, 95)), 3) for lat in passes],
         "target_p95_ms": TARGET_P95_MS.get(n),
+        "other_work_share_of_machine": round(max(others, 0.0), 2),
+        # The server's CPU time (all its threads) per call, warm-up calls included: unlike
+        # latency, it hardly depends on what else runs on the machine.
+        "server_cpu_ms_per_call": round(1000 * server_cpu / (PASSES * len(asked)), 3),
         "median_memories": statistics.median(memories),
         "median_tokens_used": statistics.median(tokens),
         "server_stage_median_ms": {k: round(statistics.median(v), 3) for k, v in stages.items()},
     }
+
+
+def call_all(
+    stub: pb_grpc.MemoryStub,
+    asked: list[str],
+    latencies: list[float],
+    stages: dict[str, list[float]],
+    memories: list[int],
+    tokens: list[int],
+) -> None:
+    """One pass: every query in turn, the first WARMUP not recorded."""
+    for i, query in enumerate(asked):
+        request = pb.BuildBlockRequest(
+            student_id="bench",
+            subject_id="science",
+            query=query,
+            budget_tokens=BUDGET,
+            time_zone="Europe/Rome",
+        )
+        request.now.seconds = int(NOW.timestamp())
+        t = time.perf_counter()
+        block = stub.BuildBlock(request, timeout=10)
+        elapsed = (time.perf_counter() - t) * 1000
+        if i < WARMUP:
+            continue
+        latencies.append(elapsed)
+        memories.append(len(block.memories))
+        tokens.append(block.tokens_used)
+        for timing in block.timings:
+            stages[timing.stage].append(timing.ms)
 
 
 def table(result: dict[str, Any]) -> list[tuple[str, str]]:
@@ -202,7 +243,9 @@ def table(result: dict[str, Any]) -> list[tuple[str, str]]:
             (
                 f"{r['episodes']:>7} episodes, {r['calls']} calls",
                 f"p50 {r['p50_ms']:.2f}  p90 {r['p90_ms']:.2f}  p95 {r['p95_ms']:.2f}{target}  "
-                f"p99 {r['p99_ms']:.2f} ms",
+                f"p99 {r['p99_ms']:.2f} ms; server CPU {r['server_cpu_ms_per_call']:.2f} ms/call; "
+                f"machine busy with other work "
+                f"{r['other_work_share_of_machine']:.0%}",
             )
         )
         stages = ", ".join(f"{k} {v:.2f}" for k, v in r["server_stage_median_ms"].items())
@@ -227,7 +270,37 @@ def main(argv: list[str]) -> int:
     }
     print_table(table(result))
     write_results("block", result)
+    (RESULTS_DIR / "block.md").write_text(markdown(result), encoding="utf-8")
     return 0
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [
+        "# BuildBlock end to end over gRPC (bench/bench_block.py)",
+        "",
+        f"Commit `{result['git_rev']}`, {result['timestamp']}, {result['cpu']} "
+        f"({result['cpu_count']} CPUs). FULL mode, {result['budget_tokens']}-token budget, "
+        f"{QUERIES} sequential calls per pass after {WARMUP} warm-up calls, {PASSES} passes on "
+        "one server; each percentile is the median over the passes. Milliseconds.",
+        "",
+        "| episodes | p50 | p90 | p95 | p99 | target p95 | p95 of each pass | server CPU per call "
+        "| memories | tokens | machine busy with other work |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in result["sizes"]:
+        target = f"{r['target_p95_ms']:g}" if r["target_p95_ms"] else ""
+        each = " / ".join(f"{v:.2f}" for v in r["p95_ms_of_each_pass"])
+        lines.append(
+            f"| {r['episodes']:,} | {r['p50_ms']:.2f} | {r['p90_ms']:.2f} | {r['p95_ms']:.2f} | "
+            f"{r['p99_ms']:.2f} | {target} | {each} | {r['server_cpu_ms_per_call']:.2f} | "
+            f"{r['median_memories']:.0f} | "
+            f"{r['median_tokens_used']:.0f} | {r['other_work_share_of_machine']:.0%} |"
+        )
+    lines += ["", "Server stage medians (ms, from the block's own timings):", ""]
+    for r in result["sizes"]:
+        stages = ", ".join(f"{k} {v:.2f}" for k, v in r["server_stage_median_ms"].items())
+        lines.append(f"- {r['episodes']:,} episodes: {stages}")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

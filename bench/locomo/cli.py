@@ -13,13 +13,15 @@ from typing import Any
 
 import tutor_memory
 from bench._meta import REPO_ROOT, RESULTS_DIR, run_metadata
-from bench.locomo import results
+from bench.locomo import ablation_report, results
+from bench.locomo.ablation import ABLATION_RUN_NAME, ROWS, run_ablation
 from bench.locomo.dataset import LOCOMO_FILE, Conversation, load_conversations
 from bench.locomo.ingest import SUBJECT
 from bench.locomo.report import markdown
 from bench.locomo.run import BUDGETS, RECALL_AT, Options, run_conversation
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.app.root import load_embedder
+from tutor_memory.domain.recall.levers import Lever, parse_levers
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.models.tokenizers import load_counter
 
@@ -49,6 +51,21 @@ def parser() -> argparse.ArgumentParser:
         type=lambda v: [int(x) for x in _csv(v)],
         default=list(BUDGETS),
         help="comma-separated token budgets (default: %(default)s)",
+    )
+    p.add_argument(
+        "--ablation",
+        action="store_true",
+        help="instead of the comparison: the server's recall with each lever off in turn, on the "
+        f"dev split (default conversations; held-out ones are refused), written as "
+        f"{ABLATION_RUN_NAME}.json/.md",
+    )
+    p.add_argument(
+        "--ablation-levers",
+        type=lambda v: sorted(parse_levers(v).off, key=list(Lever).index),
+        default=None,
+        help="with --ablation: only these levers' rows (comma-separated; default: every lever: "
+        + ", ".join(lever.value for lever in Lever)
+        + ")",
     )
     p.add_argument("--out-dir", type=Path, default=RESULTS_DIR)
     p.add_argument(
@@ -127,13 +144,28 @@ def write(result: dict[str, Any], out_dir: Path, name: str) -> tuple[Path, Path]
     json_path = out_dir / f"{name}.json"
     md_path = out_dir / f"{name}.md"
     json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    md_path.write_text(markdown(result) + "\n", encoding="utf-8")
+    render = ablation_report.markdown if result["benchmark"] == "locomo-ablation" else markdown
+    md_path.write_text(render(result) + "\n", encoding="utf-8")
     return json_path, md_path
 
 
 def main(argv: Sequence[str], embedder: Embedder | None = None) -> int:
     args = parser().parse_args(argv)
     options = Options(args.data, args.conversations, args.max_questions, args.budgets)
+    if args.ablation:
+        rows = ROWS
+        if args.ablation_levers is not None:
+            rows = (
+                ROWS[0],
+                *((f"without {lever.value}", (lever,)) for lever in args.ablation_levers),
+            )
+        result = run_ablation(
+            options, embedder or load_embedder(ServerConfig()), load_counter(None), rows
+        )
+        json_path, md_path = write(result, args.out_dir, args.name or ABLATION_RUN_NAME)
+        print(ablation_report.markdown(result))
+        print(f"wrote {json_path} and {md_path}", file=sys.stderr)
+        return 0
     subset = args.conversations is not None or args.max_questions is not None
     name = args.name or (SUBSET_RUN_NAME if subset else FULL_RUN_NAME)
     result = run(options, embedder)

@@ -33,10 +33,20 @@ VECTORS_POLL_S = 0.1
 ELLIPSIS = "…"
 
 
+# What a line puts around a shared photo's caption (bench/locomo/memory_text.py reads it back).
+PHOTO_OPEN = "[shares a photo: "
+PHOTO_CLOSE = "]"
+
+
+def speaker_mark(speaker: str) -> str:
+    """What a line puts before the turn's words."""
+    return f"{speaker}: "
+
+
 def turn_line(turn: Turn) -> str:
     """The turn as one line of text: speaker, words, and the shared photo's caption."""
-    photo = f" [shares a photo: {turn.caption}]" if turn.caption else ""
-    return " ".join(f"{turn.speaker}: {turn.text}{photo}".split())
+    photo = f" {PHOTO_OPEN}{turn.caption}{PHOTO_CLOSE}" if turn.caption else ""
+    return " ".join(f"{speaker_mark(turn.speaker)}{turn.text}{photo}".split())
 
 
 def summary_of(line: str) -> str:

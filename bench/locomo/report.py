@@ -95,6 +95,7 @@ def _split_section(split: str, figures: dict[str, Any], dragon: dict[str, Any]) 
     ]
     for metric, title in METRICS:
         out += [f"### {title}", "", *_block_table(figures["block"], metric), ""]
+    out += [*_memory_text_section(figures["memory_text_share"]), ""]
     out += [
         "### Plain recall@k of the baselines' rankings (no budget, evidence recall)",
         "",
@@ -163,6 +164,45 @@ def markdown(result: dict[str, Any]) -> str:
     )
     lines += ["", *_latency_table(result["latency"]), ""]
     return "\n".join(lines)
+
+
+MEMORY_TEXT_NOTE = (
+    "Memory text: each shown turn's own words and its photo's caption, as its line shows them, "
+    "each counted with the space before it by the block's own counter; the rest (frame, day "
+    "lines, role marks `- student: `/`- you: `, speaker names, photo marks, repeat counts) is "
+    "overhead. Pooled: the memory text of every block over the tokens of every block."
+)
+
+
+def _memory_text_section(shares: dict[str, Any]) -> list[str]:
+    rows = [
+        [
+            budget,
+            str(row["blocks"]),
+            _pct(row["pooled_share"]),
+            _pct(row["median_block_share"]),
+            f"{row['memory_text_tokens'] / row['blocks']:.0f}",
+            f"{row['block_tokens'] / row['blocks']:.0f}",
+        ]
+        for budget, row in shares.items()
+    ]
+    return [
+        "### Share of the tutor-memory blocks' tokens that are memory text",
+        "",
+        MEMORY_TEXT_NOTE,
+        "",
+        *_table(
+            [
+                "budget",
+                "blocks",
+                "pooled share",
+                "median block share",
+                "mean memory tokens",
+                "mean block tokens",
+            ],
+            rows,
+        ),
+    ]
 
 
 def _latency_table(latency: dict[str, Any]) -> list[str]:

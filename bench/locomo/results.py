@@ -72,12 +72,36 @@ def _rank_figures(scored: Sequence[Scored]) -> dict[str, Any]:
     }
 
 
+def memory_text_share(runs: Sequence[ConversationRun], budgets: Sequence[int]) -> dict[str, Any]:
+    """Per budget, the tutor-memory blocks' tokens of memory text (bench/locomo/memory_text.py)
+    against their total tokens, pooled over every block (sum over sum), and the median of each
+    block's own share."""
+    out: dict[str, Any] = {}
+    for budget in budgets:
+        memory = [x for r in runs for x in r.memory_text_tokens[budget]]
+        total = [x for r in runs for x in r.tokens_used[budget]]
+        if not total:
+            continue
+        out[str(budget)] = {
+            "blocks": len(total),
+            "memory_text_tokens": sum(memory),
+            "block_tokens": sum(total),
+            "pooled_share": round(sum(memory) / sum(total), 4) if sum(total) else None,
+            "median_block_share": round(
+                statistics.median(m / t if t else 0.0 for m, t in zip(memory, total, strict=True)),
+                4,
+            ),
+        }
+    return out
+
+
 def split_figures(runs: Sequence[ConversationRun], budgets: Sequence[int]) -> dict[str, Any]:
     scored = [s for r in runs for s in r.scored]
     return {
         "conversations": [r.conversation.sample_id for r in runs],
         "questions_asked": sum(len(r.asked) for r in runs),
         "questions_with_time_window": sum(r.questions_windowed for r in runs),
+        "memory_text_share": memory_text_share(runs, budgets),
         "block": _block_figures(scored, budgets),
         "recall_at_k": _rank_figures(scored),
     }

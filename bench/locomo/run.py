@@ -17,6 +17,7 @@ from bench.locomo.baselines import BM25, HYBRID, RECENCY, VECTOR, ChainReader
 from bench.locomo.dataset import Conversation, Qa
 from bench.locomo.fusion import reciprocal_rank_fusion
 from bench.locomo.ingest import SUBJECT, ingest
+from bench.locomo.memory_text import block_memory_tokens, turns_by_episode
 from bench.locomo.packing import BlockPacker, block_text
 from bench.locomo.scoring import QaScore, score
 from tutor_memory.app.config import DATABASE_FILE_NAME
@@ -45,6 +46,11 @@ class Options:
     conversations: Sequence[str] | None  # None: every conversation of the file
     max_questions: int | None  # per conversation, in file order; None: all
     budgets: Sequence[int] = BUDGETS
+    # Recall levers the server is started without (`tutor-memory serve --recall-off`): an
+    # ablation row; empty is the server as it ships.
+    recall_off: Sequence[str] = ()
+    # Whether the baselines are ranked too (an ablation row needs only the server's blocks).
+    baselines: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,8 @@ class ConversationRun:
     questions_windowed: int = 0  # questions for which the server acted inside a named period
     line_tokens: list[int] = field(default_factory=list)
     frame_tokens: int = 0
+    # Per budget, each block's tokens of memory text (bench/locomo/memory_text.py).
+    memory_text_tokens: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
 
 
 def questions_of(conversation: Conversation, max_questions: int | None) -> list[Qa]:
@@ -119,6 +127,7 @@ def _ask_server(
     counter: TokenCounter,
 ) -> None:
     conversation = run.conversation
+    turns = turns_by_episode(conversation, run.dia_of)
     for qa in run.asked:
         windowed = False
         for budget in budgets:
@@ -141,6 +150,7 @@ def _ask_server(
             retrieved = {run.dia_of[i] for i in shown}
             run.scored.append(Scored(qa, SERVER, budget, None, score(qa.evidence, retrieved)))
             run.tokens_used[budget].append(reply.tokens_used)
+            run.memory_text_tokens[budget].append(block_memory_tokens(reply, turns, counter))
             run.memories[budget].append(len(reply.memories))
             for timing in reply.timings:
                 run.stages_ms[budget][timing.stage].append(timing.ms)
@@ -195,7 +205,8 @@ def run_conversation(
     BM25 statistics are the chain's own), stopped before the baselines read its store."""
     with tempfile.TemporaryDirectory(prefix="locomo-") as tmp:
         data_dir = Path(tmp) / "data"
-        server = ServerProcess(data_dir, None)
+        off = ("--recall-off", ",".join(options.recall_off)) if options.recall_off else ()
+        server = ServerProcess(data_dir, None, *off)
         server.wait_ready()
         try:
             with grpc.insecure_channel(server.target) as channel:
@@ -211,6 +222,8 @@ def run_conversation(
                 _ask_server(stub, run, options.budgets, counter)
         finally:
             server.terminate()
+        if not options.baselines:
+            return run
         with ChainReader(
             data_dir / DATABASE_FILE_NAME, conversation.sample_id, SUBJECT, embedder.model_id
         ) as reader:

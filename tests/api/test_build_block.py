@@ -165,6 +165,24 @@ async def test_record_question_switches_to_record_mode(harness: Harness, query: 
     assert pb.EPISODE_KIND_QUESTION in kinds
 
 
+@pytest.mark.parametrize(
+    "query", ["am I getting any better?", "sto andando meglio?", "hab ich mich verbessert?"]
+)
+async def test_a_record_question_no_rule_knows_is_recognised_by_its_embedding(
+    harness: Harness, query: str
+) -> None:
+    await harness.ingest(noise(5, ts(2026, 9, 1)))
+    got = await block(harness, query)
+    assert got.record_mode
+
+
+@pytest.mark.parametrize("query", ["what is a prime number?", "perché è caduto l'impero romano?"])
+async def test_a_subject_question_stays_out_of_record_mode(harness: Harness, query: str) -> None:
+    await harness.ingest(noise(5, ts(2026, 9, 1)))
+    got = await block(harness, query)
+    assert not got.record_mode
+
+
 async def test_episodes_mode_has_no_record_mode(harness: Harness) -> None:
     await harness.ingest(noise(5, ts(2026, 9, 1)))
     got = await block(harness, "What did I get wrong?", mode=pb.BLOCK_MODE_EPISODES)

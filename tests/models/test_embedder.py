@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tutor_memory.models.embedder import Embedder, UseOnnxEmbedder
+from tutor_memory.models.embedder import EMBED_MAX_CHARS, Embedder, UseOnnxEmbedder
 from tutor_memory.models.fetch import (
     MODEL_FILE_NAME,
     MODEL_SHA256,
@@ -174,6 +174,16 @@ def test_concurrent_embed_calls_from_threads_match_serial_results(
 
     for a, b in zip(serial, parallel, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_only_a_texts_first_characters_reach_the_model(embedder: UseOnnxEmbedder) -> None:
+    # The attention's cost is quadratic in the pieces: a hostile text longer than the cap costs
+    # what the cap costs, and its vector is that of its beginning.
+    head = "Osmosis moves water across a membrane. " * (EMBED_MAX_CHARS // 39 + 1)
+    head = head[:EMBED_MAX_CHARS]
+    long = head + " Photosynthesis happens in the chloroplast." * 100
+    np.testing.assert_array_equal(embedder.embed([long]), embedder.embed([head]))
+    assert not np.array_equal(embedder.embed([head[:-50]]), embedder.embed([head]))
 
 
 def test_embed_rejects_a_bare_string(embedder: UseOnnxEmbedder) -> None:

@@ -704,11 +704,14 @@ func (Claim) EnumDescriptor() ([]byte, []int) {
 
 // A file cited by an episode, with the file's fingerprint at that moment.
 type Evidence struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	FileId string                 `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: as an id, at most 256 characters
+	FileId string `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
 	// 1-based page; 0 when the citation is not page-specific.
+	// Limit: 0 (the whole file) or a 1-based page
 	Page int32 `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
 	// sha256 of the file's bytes, 64 lowercase hex characters.
+	// Limit: 64 lowercase hex characters (the sha256 of the file's bytes)
 	FileFingerprint string `protobuf:"bytes,3,opt,name=file_fingerprint,json=fileFingerprint,proto3" json:"file_fingerprint,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -766,10 +769,13 @@ func (x *Evidence) GetFileFingerprint() string {
 }
 
 type CheckResult struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	Outcome CheckOutcome           `protobuf:"varint,1,opt,name=outcome,proto3,enum=tutor_memory.v1.CheckOutcome" json:"outcome,omitempty"`
-	Topic   string                 `protobuf:"bytes,2,opt,name=topic,proto3" json:"topic,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: required: CHECK_OUTCOME_RIGHT or CHECK_OUTCOME_WRONG
+	Outcome CheckOutcome `protobuf:"varint,1,opt,name=outcome,proto3,enum=tutor_memory.v1.CheckOutcome" json:"outcome,omitempty"`
+	// Limit: required; one line without control characters, at most 200 characters
+	Topic string `protobuf:"bytes,2,opt,name=topic,proto3" json:"topic,omitempty"`
 	// The mastery (0..1) the tutor predicted before the check, when it made a prediction.
+	// Limit: unset, or a number from 0 to 1
 	PredictedMastery *float64 `protobuf:"fixed64,3,opt,name=predicted_mastery,json=predictedMastery,proto3,oneof" json:"predicted_mastery,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
@@ -827,9 +833,11 @@ func (x *CheckResult) GetPredictedMastery() float64 {
 }
 
 type QuizResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Correct       uint32                 `protobuf:"varint,1,opt,name=correct,proto3" json:"correct,omitempty"`
-	Total         uint32                 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: at most total
+	Correct uint32 `protobuf:"varint,1,opt,name=correct,proto3" json:"correct,omitempty"`
+	// Limit: at least 1
+	Total         uint32 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -880,26 +888,42 @@ func (x *QuizResult) GetTotal() uint32 {
 
 // What a client sends to append an episode.
 type NewEpisode struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
-	Kind      EpisodeKind            `protobuf:"varint,3,opt,name=kind,proto3,enum=tutor_memory.v1.EpisodeKind" json:"kind,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	// Limit: required; any kind but EPISODE_KIND_CONSOLIDATION (the nightly cycle's own)
+	Kind EpisodeKind `protobuf:"varint,3,opt,name=kind,proto3,enum=tutor_memory.v1.EpisodeKind" json:"kind,omitempty"`
 	// One line, no line breaks.
+	// Limit: required; one line without control characters, at most 500 characters
 	Summary string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
-	Text    string `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`
+	// Limit: at most 65,536 bytes of UTF-8, no NUL
+	Text string `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`
 	// Names of the concepts the episode touches.
+	// Limit: at most 64, each one line of at most 200 characters, no two alike
 	Concepts []string `protobuf:"bytes,6,rep,name=concepts,proto3" json:"concepts,omitempty"`
 	// When it happened, by the client's clock (so histories can be replayed). Unset means now.
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+	//
+	//	the server's clock; unset means now
 	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
-	Evidence   []*Evidence            `protobuf:"bytes,8,rep,name=evidence,proto3" json:"evidence,omitempty"`
-	// Required for EPISODE_KIND_CHECK, forbidden otherwise.
+	// Limit: at most 32 items
+	Evidence []*Evidence `protobuf:"bytes,8,rep,name=evidence,proto3" json:"evidence,omitempty"`
+	// Limit: required for EPISODE_KIND_CHECK, refused on any other kind
 	Check *CheckResult `protobuf:"bytes,9,opt,name=check,proto3" json:"check,omitempty"`
-	// Required for EPISODE_KIND_QUIZ, forbidden otherwise.
+	// Limit: required for EPISODE_KIND_QUIZ, refused on any other kind
 	Quiz *QuizResult `protobuf:"bytes,10,opt,name=quiz,proto3" json:"quiz,omitempty"`
 	// Idempotency key, unique within the chain. Optional for AppendEpisode, required for batches.
+	// Limit: one line without control characters, at most 200 characters; required in IngestEpisodes
 	ClientKey string `protobuf:"bytes,11,opt,name=client_key,json=clientKey,proto3" json:"client_key,omitempty"`
 	// Must be left unset: salience is fixed by what the episode is (SPEC R1.3), never by the caller.
 	// Present only so that a client that tries gets a precise INVALID_ARGUMENT.
+	// Limit: must be unset
 	Salience      *float64 `protobuf:"fixed64,12,opt,name=salience,proto3,oneof" json:"salience,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1195,8 +1219,9 @@ func (x *Episode) GetHash() []byte {
 }
 
 type AppendEpisodeRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Episode       *NewEpisode            `protobuf:"bytes,1,opt,name=episode,proto3" json:"episode,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: required (the limits of its fields are NewEpisode's)
+	Episode       *NewEpisode `protobuf:"bytes,1,opt,name=episode,proto3" json:"episode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1294,8 +1319,11 @@ func (x *AppendEpisodeReply) GetDuplicate() bool {
 // One message of the stream carries one or more items. Sending many per message (say 100, or
 // up to a few hundred KiB) costs far less per item than one per message.
 type IngestEpisodesRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Episodes      []*NewEpisode          `protobuf:"bytes,1,rep,name=episodes,proto3" json:"episodes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: at most 100,000 items per call (all messages of the stream), each message at most 32 MiB
+	//
+	//	(the server's --max-message-bytes)
+	Episodes      []*NewEpisode `protobuf:"bytes,1,rep,name=episodes,proto3" json:"episodes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1612,15 +1640,24 @@ func (x *ImportEpisodesReply) GetVectorsPending() uint32 {
 }
 
 type ListEpisodesRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	// Inclusive lower and exclusive upper bound on occurred_at; either may be unset.
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z
 	OccurredFrom *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=occurred_from,json=occurredFrom,proto3" json:"occurred_from,omitempty"`
-	OccurredTo   *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=occurred_to,json=occurredTo,proto3" json:"occurred_to,omitempty"`
-	// At most 1000; 0 means 100.
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z
+	OccurredTo *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=occurred_to,json=occurredTo,proto3" json:"occurred_to,omitempty"`
+	// Limit: at most 1,000; 0 means 100
 	PageSize uint32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// From a previous reply's next_page_token; must be used with the same filters.
+	// Limit: empty, or a next_page_token as issued (at most 256 characters)
 	PageToken     string `protobuf:"bytes,6,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1815,16 +1852,25 @@ func (x *ChainBreak) GetReason() string {
 // A signed chain head. The signature covers `signed_payload`, whose bytes are the canonical text
 // described in the README (tenant, student, subject, length, head hash, created_at).
 type SignedCheckpoint struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Tenant        string                 `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
-	StudentId     string                 `protobuf:"bytes,2,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId     string                 `protobuf:"bytes,3,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
-	Length        int64                  `protobuf:"varint,4,opt,name=length,proto3" json:"length,omitempty"`
-	HeadHash      []byte                 `protobuf:"bytes,5,opt,name=head_hash,json=headHash,proto3" json:"head_hash,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	SignedPayload []byte                 `protobuf:"bytes,7,opt,name=signed_payload,json=signedPayload,proto3" json:"signed_payload,omitempty"`
-	Signature     []byte                 `protobuf:"bytes,8,opt,name=signature,proto3" json:"signature,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: not read: the signed payload names the chain, and the request's ids must match it
+	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	// Limit: not read: the signed payload names the chain, and the request's ids must match it
+	StudentId string `protobuf:"bytes,2,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: not read: the signed payload names the chain, and the request's ids must match it
+	SubjectId string `protobuf:"bytes,3,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	// Limit: not negative
+	Length int64 `protobuf:"varint,4,opt,name=length,proto3" json:"length,omitempty"`
+	// Limit: exactly 32 bytes
+	HeadHash []byte `protobuf:"bytes,5,opt,name=head_hash,json=headHash,proto3" json:"head_hash,omitempty"`
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Limit: at most 2,048 bytes
+	SignedPayload []byte `protobuf:"bytes,7,opt,name=signed_payload,json=signedPayload,proto3" json:"signed_payload,omitempty"`
+	// Limit: exactly 64 bytes
+	Signature []byte `protobuf:"bytes,8,opt,name=signature,proto3" json:"signature,omitempty"`
 	// Raw 32-byte Ed25519 public key of the server that signed it.
+	// Limit: exactly 32 bytes
 	PublicKey     []byte `protobuf:"bytes,9,opt,name=public_key,json=publicKey,proto3" json:"public_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1924,10 +1970,17 @@ func (x *SignedCheckpoint) GetPublicKey() []byte {
 }
 
 type VerifyChainRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	// Optional: a checkpoint issued earlier for this chain; the reply says whether it still holds.
+	// Limit: optional; a checkpoint as Checkpoint issued it
 	Checkpoint    *SignedCheckpoint `protobuf:"bytes,3,opt,name=checkpoint,proto3" json:"checkpoint,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2063,9 +2116,15 @@ func (x *VerifyChainReply) GetCheckpointStatus() CheckpointStatus {
 }
 
 type CheckpointRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	StudentId     string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId     string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId     string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2159,21 +2218,33 @@ func (x *CheckpointReply) GetCheckpoint() *SignedCheckpoint {
 }
 
 type BuildBlockRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	// The student's message; may be empty (then recency is all there is).
+	// Limit: at most 8,000 characters; may be empty
 	Query string `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
 	// The most tokens the block may use, as counted by the server's configured tokenizer.
+	// Limit: 1 to 100,000
 	BudgetTokens uint32 `protobuf:"varint,4,opt,name=budget_tokens,json=budgetTokens,proto3" json:"budget_tokens,omitempty"`
 	// The caller's clock, so that "last week" means the same thing on a replay. Unset: now.
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z; unset means now
 	Now *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=now,proto3" json:"now,omitempty"`
 	// IANA time zone of the student ("Europe/Rome"); calendar words and dates use it. Empty: UTC.
-	TimeZone string    `protobuf:"bytes,6,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
-	Mode     BlockMode `protobuf:"varint,7,opt,name=mode,proto3,enum=tutor_memory.v1.BlockMode" json:"mode,omitempty"`
+	// Limit: empty (UTC) or an IANA time zone name of at most 64 characters
+	TimeZone string `protobuf:"bytes,6,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	// Limit: a BlockMode value
+	Mode BlockMode `protobuf:"varint,7,opt,name=mode,proto3,enum=tutor_memory.v1.BlockMode" json:"mode,omitempty"`
 	// Also return why each candidate of the turn was shown or dropped (BuildBlockReply.candidates).
 	// The block is the same; it is ranked by the server's pure-Python reference of the ranking,
 	// which records each step, so it is slower: for debugging, not for every turn.
+	// Limit: none (any value)
 	Explain       bool `protobuf:"varint,8,opt,name=explain,proto3" json:"explain,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2863,13 +2934,22 @@ func (x *BuildBlockReply) GetVectorsPending() uint32 {
 }
 
 type AnnotateAnswerRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	// The answer episode the tutor wrote for the turn.
-	AnswerEpisodeId int64  `protobuf:"varint,3,opt,name=answer_episode_id,json=answerEpisodeId,proto3" json:"answer_episode_id,omitempty"`
-	BlockId         string `protobuf:"bytes,4,opt,name=block_id,json=blockId,proto3" json:"block_id,omitempty"`
+	// Limit: required: an answer episode of the chain
+	AnswerEpisodeId int64 `protobuf:"varint,3,opt,name=answer_episode_id,json=answerEpisodeId,proto3" json:"answer_episode_id,omitempty"`
+	// Limit: required; at most 1,024 characters, a block_id BuildBlock issued
+	BlockId string `protobuf:"bytes,4,opt,name=block_id,json=blockId,proto3" json:"block_id,omitempty"`
 	// The memory ids of the block shown for that turn (BuildBlockReply.memories).
+	// Limit: at most 60, each one the named block showed
 	MemoryIds     []int64 `protobuf:"varint,5,rep,packed,name=memory_ids,json=memoryIds,proto3" json:"memory_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3075,14 +3155,21 @@ func (x *AnnotateAnswerReply) GetSentences() []*SentenceTrace {
 // A concept as an extractor returns it (SPEC R3.1).
 type ConceptInput struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Limit: required; one line without control characters, at most 200 characters; judged as a
+	//
+	//	concept name
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// One sentence.
-	Summary    string `protobuf:"bytes,2,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Limit: one line without control characters, at most 500 characters
+	Summary string `protobuf:"bytes,2,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Limit: at most 1,000 bytes of UTF-8, no NUL
 	Definition string `protobuf:"bytes,3,opt,name=definition,proto3" json:"definition,omitempty"`
 	// Names of other concepts of the same extraction this one builds on. A name that is not in the
 	// extraction is an assumed prerequisite (R3.4).
+	// Limit: at most 16, each one line of at most 200 characters
 	BuildsOn []string `protobuf:"bytes,4,rep,name=builds_on,json=buildsOn,proto3" json:"builds_on,omitempty"`
 	// 1-based pages of the file that explain it.
+	// Limit: at most 200, each a page of the file
 	Pages         []int32 `protobuf:"varint,5,rep,packed,name=pages,proto3" json:"pages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3154,18 +3241,39 @@ func (x *ConceptInput) GetPages() []int32 {
 }
 
 type IngestFileRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	// The caller's stable name for the file; new bytes under the same id are a new version.
+	// Limit: as an id, at most 256 characters
 	FileId string `protobuf:"bytes,3,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
 	// Used to tell the format: .pdf, .md/.markdown or .txt (media_type wins when set).
+	// Limit: one line without control characters, at most 256 characters
 	Filename string `protobuf:"bytes,4,opt,name=filename,proto3" json:"filename,omitempty"`
 	// "application/pdf", "text/markdown" or "text/plain"; may be empty.
-	MediaType  string                 `protobuf:"bytes,5,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
-	Content    []byte                 `protobuf:"bytes,6,opt,name=content,proto3" json:"content,omitempty"`
+	// Limit: one line without control characters, at most 128 characters
+	MediaType string `protobuf:"bytes,5,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
+	// Limit: at most 25 MiB; at most 2,000 pages and 5,000,000 characters of text; lines of at most
+	//
+	//	100,000 characters; Markdown nested at most 16 levels, every code fence closed
+	//
+	// Limit: a PDF's page tree at most 32 levels deep; arrays of at most 50,000 items; a stream
+	//
+	//	inflates to at most 16 MiB; the pages draw at most 10 times the file's size of content (at
+	//	least 4 MiB, at most 64 MiB); at most 1,000 forms drawn per page
+	Content []byte `protobuf:"bytes,6,opt,name=content,proto3" json:"content,omitempty"`
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+	//
+	//	the server's clock; unset means now
 	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
 	// Concepts the caller's own model extracted. Empty: the built-in offline extractor runs.
+	// Limit: at most 40
 	Concepts      []*ConceptInput `protobuf:"bytes,8,rep,name=concepts,proto3" json:"concepts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3440,10 +3548,20 @@ func (x *IngestFileReply) GetMapConcepts() uint32 {
 }
 
 type RemoveFileRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	StudentId     string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId     string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
-	FileId        string                 `protobuf:"bytes,3,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	// Limit: as an id, at most 256 characters
+	FileId string `protobuf:"bytes,3,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+	//
+	//	the server's clock; unset means now
 	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3690,11 +3808,18 @@ func (x *Passage) GetFileFingerprint() string {
 }
 
 type SearchPassagesRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
-	Query     string                 `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
-	// At most 50; 0 means 5.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	// Limit: required; at most 8,000 characters
+	Query string `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
+	// Limit: at most 50; 0 means 5
 	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4053,9 +4178,15 @@ func (x *ConceptEdge) GetWeight() float64 {
 }
 
 type GetMapRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	StudentId     string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId     string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId     string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4237,12 +4368,22 @@ func (x *ConceptCycle) GetNames() []string {
 }
 
 type TeachRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	// The person's sentence, e.g. "Remember that in our class we call the mitochondria the
 	// powerhouse of the cell". It must carry a teaching trigger; a question never teaches.
-	Text          string                 `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// Limit: required; at most 65,536 bytes of UTF-8, no NUL; a teaching phrase, and not a question
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+	//
+	//	the server's clock; unset means now
 	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4377,19 +4518,34 @@ func (x *TeachReply) GetEpisode() *Episode {
 }
 
 type RecordCheckRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	// What was checked: a concept name or a phrase.
-	Topic   string       `protobuf:"bytes,3,opt,name=topic,proto3" json:"topic,omitempty"`
+	// Limit: required; one line without control characters, at most 200 characters
+	Topic string `protobuf:"bytes,3,opt,name=topic,proto3" json:"topic,omitempty"`
+	// Limit: required: CHECK_OUTCOME_RIGHT or CHECK_OUTCOME_WRONG
 	Outcome CheckOutcome `protobuf:"varint,4,opt,name=outcome,proto3,enum=tutor_memory.v1.CheckOutcome" json:"outcome,omitempty"`
 	// The tutor's evaluation of the answer; used to route a phrase topic to a concept.
+	// Limit: at most 32,704 bytes of UTF-8, no NUL
 	Evaluation string `protobuf:"bytes,5,opt,name=evaluation,proto3" json:"evaluation,omitempty"`
 	// The mastery (0..1) the tutor predicted before the check.
-	PredictedMastery *float64               `protobuf:"fixed64,6,opt,name=predicted_mastery,json=predictedMastery,proto3,oneof" json:"predicted_mastery,omitempty"`
-	StudentAnswer    string                 `protobuf:"bytes,7,opt,name=student_answer,json=studentAnswer,proto3" json:"student_answer,omitempty"`
-	OccurredAt       *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	// Limit: unset, or a number from 0 to 1
+	PredictedMastery *float64 `protobuf:"fixed64,6,opt,name=predicted_mastery,json=predictedMastery,proto3,oneof" json:"predicted_mastery,omitempty"`
+	// Limit: at most 32,704 bytes of UTF-8, no NUL
+	StudentAnswer string `protobuf:"bytes,7,opt,name=student_answer,json=studentAnswer,proto3" json:"student_answer,omitempty"`
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+	//
+	//	the server's clock; unset means now
+	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
 	// Idempotency key, as for AppendEpisode.
+	// Limit: one line without control characters, at most 200 characters
 	ClientKey     string `protobuf:"bytes,9,opt,name=client_key,json=clientKey,proto3" json:"client_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4697,10 +4853,17 @@ func (x *RecordCheckReply) GetDuplicate() bool {
 }
 
 type GetBeliefHistoryRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	StudentId string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	// Empty: every concept.
+	// Limit: empty (every concept), or one line of at most 200 characters
 	Concept       string `protobuf:"bytes,3,opt,name=concept,proto3" json:"concept,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4864,9 +5027,15 @@ func (x *GetBeliefHistoryReply) GetHistories() []*BeliefHistory {
 }
 
 type RederiveRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	StudentId     string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId     string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId     string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5130,9 +5299,15 @@ func (x *Calibration) GetStatement() string {
 }
 
 type GetReportRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	StudentId     string                 `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
-	SubjectId     string                 `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+	//
+	//	space at either end
+	SubjectId     string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5304,18 +5479,32 @@ func (x *GetReportReply) GetText() string {
 type ConsolidateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Both empty: every chain of the caller's tenant. student_id alone: that student's chains.
+	// Limit: empty, or an id as in every request (1 to 128 characters; no control, invisible,
+	//
+	//	bidirectional or separator characters, no space at either end); subject_id only with
+	//	student_id
 	StudentId string `protobuf:"bytes,1,opt,name=student_id,json=studentId,proto3" json:"student_id,omitempty"`
+	// Limit: empty, or an id as in every request (1 to 128 characters; no control, invisible,
+	//
+	//	bidirectional or separator characters, no space at either end); subject_id only with
+	//	student_id
 	SubjectId string `protobuf:"bytes,2,opt,name=subject_id,json=subjectId,proto3" json:"subject_id,omitempty"`
 	// Days that end at or before this moment are digested. Unset: now. Not in the future.
+	// Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+	//
+	//	the server's clock; unset means now
 	Now *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=now,proto3" json:"now,omitempty"`
 	// Ignored: the cycle works by whole days of the chain's time zone (see time_zone).
+	// Limit: none (ignored)
 	//
 	// Deprecated: Marked as deprecated in tutor_memory/v1/memory.proto.
 	WindowHours uint32 `protobuf:"varint,4,opt,name=window_hours,json=windowHours,proto3" json:"window_hours,omitempty"`
-	// Citations verified per chain per run; 0 means 200, at most 10000.
+	// Citations verified per chain per run.
+	// Limit: at most 10,000; 0 means 200
 	CitationBatch uint32 `protobuf:"varint,5,opt,name=citation_batch,json=citationBatch,proto3" json:"citation_batch,omitempty"`
 	// IANA time zone of a chain's days, fixed by the chain's first run (later runs keep it).
 	// Empty: UTC.
+	// Limit: empty (UTC) or an IANA time zone name of at most 64 characters
 	TimeZone      string `protobuf:"bytes,6,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

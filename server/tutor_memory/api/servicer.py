@@ -248,7 +248,9 @@ class MemoryServicer(pb_grpc.MemoryServicer):
     ) -> pb.TeachReply:
         chain = _chain(request.student_id, request.subject_id)
         at, given = occurred_at("occurred_at", request.HasField("occurred_at"), request.occurred_at)
-        taught = await self._s.teacher.teach(chain, request.text, at, occurred_at_given=given)
+        taught = await self._s.teacher.teach(
+            chain, request.text, at, occurred_at_given=given, deadline=_deadline(context)
+        )
         return pb.TeachReply(
             concept=taught.concept,
             created=taught.created,
@@ -263,7 +265,7 @@ class MemoryServicer(pb_grpc.MemoryServicer):
     ) -> pb.RecordCheckReply:
         chain = _chain(request.student_id, request.subject_id)
         recorded = await self._s.beliefs.record_check(
-            beliefs_pb.check_report_from_proto(request, chain)
+            beliefs_pb.check_report_from_proto(request, chain), deadline=_deadline(context)
         )
         return beliefs_pb.record_check_reply(recorded)
 

@@ -13,7 +13,7 @@ from tutor_memory.app.executors import Executors
 from tutor_memory.app.files import PassageCache
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.domain.annotations import AnnotationKind
-from tutor_memory.domain.budget import WorkBudget
+from tutor_memory.domain.budget import text_work_budget
 from tutor_memory.domain.clock import now_us, us_to_datetime
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
 from tutor_memory.domain.errors import InvalidArgument, NotFound
@@ -24,7 +24,6 @@ from tutor_memory.domain.honesty.grounding import (
     ground,
 )
 from tutor_memory.domain.honesty.tracing import content_words, nearest_passages
-from tutor_memory.domain.limits import TEXT_WORK_SECONDS
 from tutor_memory.domain.recall.block_ids import BlockIds
 from tutor_memory.domain.records import StoredPassage
 from tutor_memory.store.protocols import EpisodeReads
@@ -97,9 +96,7 @@ class AnswerTracer:
             if i != answer_id
         ]
 
-        budget = WorkBudget(
-            "answer: tracing it to its sources", deadline=deadline, cap_seconds=TEXT_WORK_SECONDS
-        )
+        budget = text_work_budget("answer: tracing it to its sources", deadline)
 
         def trace() -> GroundingResult:
             sources = [

@@ -27,6 +27,7 @@ from tutor_memory.domain.beliefs.rules import (
     derive,
     same_belief,
 )
+from tutor_memory.domain.budget import WorkBudget, text_work_budget
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.conceptmap.bands import Band
 from tutor_memory.domain.conceptmap.canonical import canonical_key
@@ -108,9 +109,13 @@ class BeliefKeeper:
 
     # -- writes --------------------------------------------------------------------------------
 
-    async def record_check(self, check: CheckReport) -> CheckRecorded:
+    async def record_check(
+        self, check: CheckReport, *, deadline: float | None = None
+    ) -> CheckRecorded:
         """A check the tutor reports (RecordCheck): validated first, then routed to a concept by
-        name or through the evaluation (R5.5), then appended with the belief it changes."""
+        name or through the evaluation (R5.5), then appended with the belief it changes. The
+        routing stops at the caller's `deadline` (event-loop time) or after TEXT_WORK_SECONDS,
+        and then nothing is written."""
         word = "right" if check.outcome is Outcome.RIGHT else "wrong"
         episode = validate_new_episode(
             chain=check.chain,
@@ -127,13 +132,27 @@ class BeliefKeeper:
             client_key_required=False,
             check_field="",
         )
+        budget = text_work_budget("evaluation: routing the topic to a concept", deadline)
         chain_map = await self._chain_map(check.chain)
-        routing, concept = await self._executors.run(
-            self._executors.text, route_topic, check.topic, check.evaluation, chain_map.matcher
+        routing, concept = await self._executors.run_within(
+            self._executors.text,
+            budget,
+            route_topic,
+            check.topic,
+            check.evaluation,
+            chain_map.matcher,
+            budget,
         )
         if concept:
             episode = dataclasses.replace(episode, concepts=(concept,))
-        return await self.append_check(episode, chain_map.matcher, routing, concept)
+        return await self.append_check(
+            episode,
+            chain_map.matcher,
+            routing,
+            concept,
+            budget=budget,
+            deadline=deadline,
+        )
 
     async def append_check(
         self,
@@ -141,20 +160,27 @@ class BeliefKeeper:
         matcher: NameMatcher | None = None,
         routing: Routing | None = None,
         concept: str | None = None,
+        *,
+        budget: WorkBudget | None = None,
+        deadline: float | None = None,
     ) -> CheckRecorded:
-        """Appends a check episode and, in the same transaction, the belief it changes."""
+        """Appends a check episode and, in the same transaction, the belief it changes. Its text
+        work (topic routing, recall facts) checks `budget`; nothing is written once the caller's
+        `deadline` (event-loop time) has passed."""
         chain = episode.chain
         chain_map = await self._chain_map(chain)
         matcher = matcher or chain_map.matcher
+        if budget is None:
+            budget = text_work_budget("text: routing the check's topic to a concept", deadline)
         if routing is None:
             assert episode.check is not None
             topic, evaluation = episode.check.topic, evaluation_of(episode.text)
-            found, concept = await self._executors.run(
-                self._executors.text, route_topic, topic, evaluation, matcher
+            found, concept = await self._executors.run_within(
+                self._executors.text, budget, route_topic, topic, evaluation, matcher, budget
             )
         else:
             found = routing
-        prepared = await self._ledger.embed([episode])
+        prepared = await self._ledger.embed([episode], budget)
         right = episode.check is not None and episode.check.outcome is Outcome.RIGHT
         # A passed check confirms its concept on the map (readiness 0.85, R3.5): the map is
         # rebuilt only when that changes a band.
@@ -170,7 +196,9 @@ class BeliefKeeper:
             groups = self._groups_in(w, chain, matcher)
             return self._update(w, chain, concept, groups.evidence(concept)), groups
 
-        outcomes, (belief, groups) = await self._ledger.write_with(prepared, then, also=also)
+        outcomes, (belief, groups) = await self._ledger.write_with(
+            prepared, then, also=also, deadline=deadline
+        )
         if groups is not None:
             self._remember(chain, groups)
         return CheckRecorded(outcomes[0], found, concept, belief)

@@ -20,8 +20,9 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.app.caches import LruCache
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.query_embeddings import QueryEmbeddings
+from tutor_memory.app.record_intent import embedded_examples
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.errors import DeadlineExceeded
@@ -39,6 +40,7 @@ from tutor_memory.domain.recall.block import (
     zone,
 )
 from tutor_memory.domain.recall.block_ids import BlockIds
+from tutor_memory.domain.recall.block_tokens import BlockCounter
 from tutor_memory.domain.recall.candidates import (
     MAX_MEMORIES,
     RECENT_CANDIDATES,
@@ -48,6 +50,7 @@ from tutor_memory.domain.recall.candidates import (
     last_turns,
     most_recent,
     neighbours,
+    reciprocal_rank_relevance,
     record_positions,
     same_as,
     scaled_to_best,
@@ -61,6 +64,7 @@ from tutor_memory.domain.recall.explain import (
     explain_window,
 )
 from tutor_memory.domain.recall.facts import Snapshot
+from tutor_memory.domain.recall.levers import ALL_ON, Lever, RecallLevers
 from tutor_memory.domain.recall.lexical import bm25
 from tutor_memory.domain.recall.ranking import (
     CandidateTrace,
@@ -68,6 +72,7 @@ from tutor_memory.domain.recall.ranking import (
     rank_and_pack,
     rank_and_trace,
 )
+from tutor_memory.domain.recall.record_intent import open_to_examples
 from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
@@ -78,10 +83,6 @@ from tutor_memory.index.recall_tables import ChainTable, RecallTables
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.store.protocols import EpisodeReads
-
-# Frames whose token count is remembered (see BlockBuilder._overhead): few distinct frames occur
-# (the record line, a time window's label), so this bound is rarely reached.
-FRAME_CACHE_SIZE = 4096
 
 Vector = npt.NDArray[np.float32]
 
@@ -123,29 +124,58 @@ class BlockBuilder:
         executors: Executors,
         block_ids: BlockIds,
         sources: BlockSources | None = None,
+        levers: RecallLevers = ALL_ON,
     ) -> None:
         self._episodes = episodes
+        # Every lever on, except in an ablation (`domain.recall.levers`).
+        self.levers = levers
         self._block_ids = block_ids
-        self._embedder = embedder
+        # Embedded now, never on the read path (a turn embeds its query and nothing else).
+        self._record_examples = embedded_examples(embedder)
         self._vectors = vectors
         self._tables = tables
-        self.counter = counter
-        self._query_pool = executors.query_embed
+        self.counter = BlockCounter(counter)
+        self._queries = QueryEmbeddings(embedder, executors.query_embed)
         self._sources = sources
-        # Token counts of the block's fixed frame (everything but memories, beliefs and map).
-        self._frame_tokens: LruCache[str, int] = LruCache(FRAME_CACHE_SIZE)
 
-    def build(self, req: BlockRequest, *, explain: bool = False) -> Block:
-        """The block; with `explain`, ranked by the Python twin of the core with the reasons of
-        every candidate (`domain.recall.explain`)."""
+    def start_embedding(self, req: BlockRequest) -> Future[Vector] | None:
+        """Starts the turn's one query embedding, if its block searches by meaning: a query, a
+        mode that recalls, a chain with episodes, and not a record question without a topic
+        (which is about the whole record, not its own words). Started as early as possible, so
+        that the model runs while the block searches the text, and batched with other turns'
+        (`QueryEmbeddings`)."""
+        if (
+            not req.query.strip()
+            or req.mode in (Mode.WINDOW, Mode.NONE)
+            or not self._tables.get(req.chain)
+            or (
+                req.mode is Mode.FULL
+                and is_record_question(req.query)
+                and record_topic(req.query) is None
+            )
+        ):
+            return None
+        return self._queries.submit(req.query)
+
+    def build(
+        self, req: BlockRequest, embedding: Future[Vector] | None = None, *, explain: bool = False
+    ) -> Block:
+        """The block (blocking). `embedding` is the future `start_embedding(req)` returned, when
+        the caller started it; else it is started here. With `explain`, ranked by the Python
+        twin of the core with the reasons of every candidate (`domain.recall.explain`): the same
+        block (tests/app/test_block_paths.py)."""
         trace = _Trace() if explain else None
-        block = self._build(req, trace)
+        if embedding is None:
+            embedding = self.start_embedding(req)
+        block = self._build(req, embedding, trace)
         block.block_id = self._block_ids.issue(req, [m.episode.episode_id for m in block.memories])
         if trace is not None:
             block.explanation = self._explanation(req, block, trace)
         return block
 
-    def _build(self, req: BlockRequest, trace: _Trace | None = None) -> Block:
+    def _build(
+        self, req: BlockRequest, embedding: Future[Vector] | None, trace: _Trace | None = None
+    ) -> Block:
         timer = StageTimer()
         tz = zone(req.time_zone)
         if req.mode is Mode.NONE:
@@ -160,22 +190,24 @@ class BlockBuilder:
         record = req.mode is Mode.FULL and bool(req.query) and is_record_question(req.query)
         # A record question that names a topic is recall within the record about that topic.
         topic = record_topic(req.query) if record else None
-        # Started as early as possible, so that the model runs while everything up to the
-        # neighbour search does. A record question without a topic does not search by meaning.
-        embedding = (
-            self._query_pool.submit(self._embedder.embed, [req.query])
-            if req.query.strip()
-            and req.mode is not Mode.WINDOW
-            and snap is not None
-            and (not record or topic is not None)
-            else None
-        )
         window = (
             parse_time_window(req.query, req.now_us, tz.key)
-            if req.query and req.mode is not Mode.WINDOW
+            if req.query and req.mode is not Mode.WINDOW and self.levers.on(Lever.PERIOD)
             else None
         )
         timer.lap("parse")
+        if (
+            embedding is not None
+            and not record
+            and req.mode is Mode.FULL
+            and open_to_examples(req.query)
+        ):
+            # No rule made it a record question: the labelled examples decide, by the turn's one
+            # embedding (domain.recall.record_intent). The text search waits for the model here,
+            # after parsing ran beside it; that wait is the price, timed as its own stage.
+            record = self._record_examples.closer_to_record(embedding.result())
+            topic = record_topic(req.query) if record else None
+            timer.lap("record_intent")
 
         sources = self._sources if req.mode is Mode.FULL and snap is not None else None
 
@@ -213,7 +245,7 @@ class BlockBuilder:
                         embedding, extras_for, trace,
                     )  # fmt: skip
             if extras is None:
-                extras = extras_for(embedding.result()[0] if embedding is not None else None)
+                extras = extras_for(embedding.result() if embedding is not None else None)
             shown = self._fetch_and_render(
                 req, table, snap, window, turn, positions, counts, scores, tz, extras
             )
@@ -267,31 +299,44 @@ class BlockBuilder:
         words_of = topic if topic is not None else req.query
         query_vector = None
         if has_query:
-            assert embedding is not None
+            if embedding is None:  # the chain's first episode arrived since the turn started
+                embedding = self._queries.submit(req.query)
+            levers = self.levers
+            calibrate = (
+                scaled_to_best if levers.on(Lever.CALIBRATION) else reciprocal_rank_relevance
+            )
             norm = normalise(words_of)
-            lexical, scores = bm25(table.postings(query_terms(words_of)), snap.length)
-            lexical_relevance = scaled_to_best(scores)
-            sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
-            sets.add(table.tagged(norm), 1.0, True, Source.TAGGED)
+            lexical, lexical_relevance = np.empty(0, np.int64), np.empty(0, np.float32)
+            if levers.on(Lever.LEXICAL):
+                lexical, scores = bm25(table.postings(query_terms(words_of)), snap.length)
+                lexical_relevance = calibrate(scores)
+                sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
+            if levers.on(Lever.CONCEPTS):
+                sets.add(table.tagged(norm), 1.0, True, Source.TAGGED)
             timer.lap("text")
-            query_vector = embedding.result()[0]
+            query_vector = embedding.result()
             timer.lap("embed")
-            dense_ids, similarities = self._vectors.search(
-                req.chain, query_vector, SEMANTIC_CANDIDATES
-            )
-            dense_relevance = sets.add_neighbours(dense_ids, similarities)
-            # The turns next to the best matches, lexical or dense (a cheap second hop).
-            near, near_relevance = neighbours(
-                snap,
-                np.concatenate([lexical, np.searchsorted(snap.ids, dense_ids)]),
-                np.concatenate([lexical_relevance, dense_relevance]),
-            )
-            sets.add(snap.ids[near], near_relevance, True, Source.NEIGHBOUR)
+            dense_ids, dense_relevance = np.empty(0, np.int64), np.empty(0, np.float32)
+            if levers.on(Lever.DENSE):
+                dense_ids, similarities = self._vectors.search(
+                    req.chain, query_vector, SEMANTIC_CANDIDATES
+                )
+                dense_relevance = sets.add_neighbours(
+                    dense_ids, similarities, calibrated=levers.on(Lever.CALIBRATION)
+                )
+            if levers.on(Lever.NEIGHBOURS):
+                # The turns next to the best matches, lexical or dense (a cheap second hop).
+                near, near_relevance = neighbours(
+                    snap,
+                    np.concatenate([lexical, np.searchsorted(snap.ids, dense_ids)]),
+                    np.concatenate([lexical_relevance, dense_relevance]),
+                )
+                sets.add(snap.ids[near], near_relevance, True, Source.NEIGHBOUR)
             timer.lap("neighbours")
         # The map's sections need the query's embedding (to route it to concepts) and must be
         # known before packing, since what they take leaves less for the episodes.
         extras = extras_for(query_vector)
-        if extras.routed:
+        if extras.routed and self.levers.on(Lever.CONCEPTS):
             # Episodes touching the concepts the query was routed to (R2.1).
             sets.add(table.tagged_with(extras.routed), 1.0, True, Source.CONCEPT)
         overhead = self._overhead(req, extras, record, window)
@@ -347,25 +392,31 @@ class BlockBuilder:
         tz: ZoneInfo,
         extras: Extras,
     ) -> list[ShownMemory]:
-        ids = snap.ids[positions]
-        rows = self._episodes.memory_rows(req.chain, ids.tolist())
+        ids = snap.ids[positions].tolist()
+        rows = self._episodes.memory_rows(req.chain, ids)
         shown = []
-        for pos, episode_id, count, score in zip(positions, ids, counts, scores, strict=True):
-            ep = rows.get(int(episode_id))
+        # Python ints and floats from here: a numpy scalar per memory costs more than its work.
+        sized_tokens = snap.tokens[positions].tolist()
+        for pos, episode_id, count, score, size in zip(
+            positions.tolist(), ids, counts.tolist(), scores.tolist(), sized_tokens, strict=True
+        ):
+            ep = rows.get(episode_id)
             if ep is None:
                 continue
             repeated = (
-                same_as(
-                    table.copies(int(snap.dup_key[pos]), len(snap)), snap, int(pos), window, turn
-                )
+                same_as(table.copies(int(snap.dup_key[pos]), len(snap)), snap, pos, window, turn)
                 if count > 1
                 else (ep.episode_id,)
             )
-            line = block_text.memory_line(ep.kind, ep.summary, len(repeated))
+            sized = block_text.sizing_line(ep.kind, ep.summary)
+            added = block_text.repeats_suffix(len(repeated))
             if cites_changed_file(ep, extras.fingerprints):
-                line = f"{line} {BLOCK_NOTE}"
+                added = f"{added} {BLOCK_NOTE}"
+            alone, row = self.counter.memory_line(size, sized, added)
             date = block_text.format_date(ep.occurred_at_us, tz)
-            shown.append(ShownMemory(ep, len(repeated), repeated, float(score), line, date))
+            shown.append(
+                ShownMemory(ep, len(repeated), repeated, score, sized + added, date, alone, row)
+            )
         # Earlier work reads oldest first (the design document's block).
         shown.sort(key=lambda m: (m.episode.occurred_at_us, m.episode.seq))
         return shown
@@ -395,11 +446,7 @@ class BlockBuilder:
         """Tokens of the block without memories, which the memories' budget must leave room for:
         the fixed frame (counted once per distinct frame) plus what the beliefs and map take."""
         frame = compose(req, [], Extras(), Framing(record, window, False), None)
-        tokens = self._frame_tokens.get(frame.text)
-        if tokens is None:
-            tokens = self.counter.count(frame.text)
-            self._frame_tokens.put(frame.text, tokens)
-        return tokens + extras.tokens
+        return self.counter.count(frame.text) + extras.tokens
 
 
 class Blocks:
@@ -420,13 +467,15 @@ class Blocks:
         self._sync = sync
         self._telemetry = telemetry or Telemetry()
 
-    def _build_timed(self, req: BlockRequest, *, explain: bool) -> tuple[int, Block]:
+    def _build_timed(
+        self, req: BlockRequest, embedding: Future[Vector] | None, *, explain: bool
+    ) -> tuple[int, Block]:
         """The block and the wall-clock time (ns) its build began on the block thread."""
         started_ns = time.time_ns()
         if self._sync is None:
-            return started_ns, self.builder.build(req, explain=explain)
+            return started_ns, self.builder.build(req, embedding, explain=explain)
         with self._sync.fresh(req.chain):
-            return started_ns, self.builder.build(req, explain=explain)
+            return started_ns, self.builder.build(req, embedding, explain=explain)
 
     @property
     def tokenizer(self) -> str:
@@ -440,8 +489,11 @@ class Blocks:
         result is dropped. Raises DeadlineExceeded when the caller's own deadline came first."""
         limit = self._cap_seconds if time_remaining is None else min(self._cap_seconds,
                                                                      time_remaining)  # fmt: skip
+        # The query's embedding starts now, batched with other turns', while the build waits
+        # for a block thread.
+        embedding = self.builder.start_embedding(req)
         building = self._executors.run(
-            self._executors.blocks, self._build_timed, req, explain=explain
+            self._executors.blocks, self._build_timed, req, embedding, explain=explain
         )
         try:
             started_ns, block = await asyncio.wait_for(building, timeout=max(limit, 0.0))

@@ -6,6 +6,7 @@ import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
+from tutor_memory.domain.recall.levers import ALL_ON, RecallLevers
 from tutor_memory.store.postgres.database import DEFAULT_POOL_SIZE
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
@@ -66,6 +67,8 @@ class ServerConfig:
     # HOST:PORT of the Prometheus metrics endpoint (/metrics); None: not served.
     metrics_listen: str | None = None
     readiness_probe_seconds: float = DEFAULT_READINESS_PROBE_SECONDS
+    # Recall's levers turned off, to measure what each adds (benchmarks only; all on by default).
+    recall_levers: RecallLevers = ALL_ON
 
     @property
     def database_path(self) -> Path:

@@ -18,6 +18,7 @@ from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.domain.annotations import AnnotationKind
+from tutor_memory.domain.budget import WorkBudget, text_work_budget
 from tutor_memory.domain.chain import Verification, verify_chain
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
@@ -99,26 +100,33 @@ class Episodes:
 
     async def append(self, episode: NewEpisode, *, deadline: float | None = None) -> AppendOutcome:
         """Appends one episode; a retry with the same client key and content is a duplicate,
-        with other content ALREADY_EXISTS."""
+        with other content ALREADY_EXISTS. Its text work (a question's teaching, an answer's
+        narration, a check's topic routing) stops at the caller's `deadline` (event-loop time)
+        or after TEXT_WORK_SECONDS, and then nothing is written."""
+        budget = text_work_budget("text: reading the episode", deadline)
         if episode.kind is Kind.CHECK:
             # A check appended as a plain episode changes beliefs exactly as RecordCheck does.
-            outcome = (await self._beliefs.append_check(episode)).outcome
+            outcome = (
+                await self._beliefs.append_check(episode, budget=budget, deadline=deadline)
+            ).outcome
         elif episode.kind is Kind.QUESTION:
-            outcome = await self._append_question(episode, deadline)
+            outcome = await self._append_question(episode, deadline, budget)
         else:
-            outcome = await self._ledger.append(episode, deadline=deadline)
+            outcome = await self._ledger.append(episode, deadline=deadline, budget=budget)
         if outcome.status is AppendStatus.CONFLICT:
             raise AlreadyExists(outcome.reason)
         return outcome
 
-    async def _append_question(self, question: NewEpisode, deadline: float | None) -> AppendOutcome:
+    async def _append_question(
+        self, question: NewEpisode, deadline: float | None, budget: WorkBudget
+    ) -> AppendOutcome:
         """A question, and the taught note its message carries (R4: "remember that ..."), in
         one transaction: both are written or neither. The note's client key derives from the
         question's, so a retried question never teaches twice."""
         text = question.text or question.summary
-        teaching = await self._teacher.teaching_in(text)
+        teaching = await self._teacher.teaching_in(text, budget)
         if teaching is None:
-            return await self._ledger.append(question, deadline=deadline)
+            return await self._ledger.append(question, deadline=deadline, budget=budget)
         key = f"{question.client_key}{TAUGHT_KEY_SUFFIX}" if question.client_key else ""
         taught = await self._teacher.taught_note(
             question.chain,
@@ -128,7 +136,7 @@ class Episodes:
             question.occurred_at_given,
             client_key=key[:MAX_CLIENT_KEY_CHARS],
         )
-        prepared = await self._ledger.embed([question, taught.episode])
+        prepared = await self._ledger.embed([question, taught.episode], budget)
         outcomes = await self._ledger.write(prepared, deadline=deadline)
         return outcomes[0]
 

@@ -41,8 +41,9 @@ PROBE_THREADS = 1
 # Python work that holds the GIL, so one thread is all it can use, and apart from the embed pool
 # so that single writes never queue behind an import's chunk.
 INGEST_THREADS = 1
-# The thread that embeds a block's query while the block's own thread searches the text
-# (onnxruntime releases the GIL, so the two overlap instead of adding up).
+# The thread that embeds the blocks' queries while their own threads search the text
+# (onnxruntime releases the GIL, so the two overlap instead of adding up), the queries of
+# concurrent turns in one call (app/query_embeddings.py).
 QUERY_EMBED_THREADS = 1
 
 

@@ -21,6 +21,7 @@ from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.embedding_queue import MAX_VECTOR_LAG, EmbeddingQueue
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.sync import ChainSync
+from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
@@ -104,11 +105,21 @@ class Ledger:
 
     # -- writes --------------------------------------------------------------------------------
 
-    def prepare(self, episodes: Sequence[NewEpisode], *, embed: bool = True) -> PreparedBatch:
+    def prepare(
+        self,
+        episodes: Sequence[NewEpisode],
+        budget: WorkBudget | None = None,
+        *,
+        embed: bool = True,
+    ) -> PreparedBatch:
         """Derives the episodes' recall facts and, if `embed`, embeds them (blocking: on an
-        embed thread). Without `embed` the embedding queue embeds them after the commit."""
+        embed thread); without `embed` the embedding queue embeds them after the commit.
+        `budget` bounds the text work of the facts (an answer's narration check reads every
+        sentence); it is checked before the embedding too."""
+        if budget is not None:
+            budget.check()
         vectors = self._embedder.embed([ep.embedding_text() for ep in episodes]) if embed else None
-        facts = recall_facts(episodes, self._counter)
+        facts = recall_facts(episodes, self._counter, budget)
         return PreparedBatch(
             [
                 PreparedEpisode(ep, None if vectors is None else vectors[i], facts[i])
@@ -117,8 +128,14 @@ class Ledger:
             facts,
         )
 
-    async def embed(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
-        return await self._executors.run(self._executors.embed, self.prepare, episodes)
+    async def embed(
+        self, episodes: Sequence[NewEpisode], budget: WorkBudget | None = None
+    ) -> PreparedBatch:
+        if budget is None:
+            return await self._executors.run(self._executors.embed, self.prepare, episodes)
+        return await self._executors.run_within(
+            self._executors.embed, budget, self.prepare, episodes, budget
+        )
 
     async def vector_lag_room(self) -> None:
         """Waits while the embedding queue holds `MAX_VECTOR_LAG` episodes or more: an import
@@ -235,7 +252,13 @@ class Ledger:
         # After the tables: an episode is searchable by its words before its vector is queued.
         self._queue.enqueue(later)
 
-    async def append(self, episode: NewEpisode, *, deadline: float | None = None) -> AppendOutcome:
-        prepared = await self.embed([episode])
+    async def append(
+        self,
+        episode: NewEpisode,
+        *,
+        deadline: float | None = None,
+        budget: WorkBudget | None = None,
+    ) -> AppendOutcome:
+        prepared = await self.embed([episode], budget)
         (outcome,) = await self.write(prepared, deadline=deadline)
         return outcome

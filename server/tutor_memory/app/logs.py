@@ -1,9 +1,18 @@
-"""Structured logs: one JSON object per line on stderr, with the extra fields a call attached."""
+"""Structured logs: one JSON object per line on stderr, with the extra fields a call attached.
+
+A record is formatted where it is logged and written to stderr by a thread of its own
+(`logging.handlers.QueueListener`): one line per call is logged on the event loop, and a write to
+stderr can block (a pipe whose reader is slow), which must never hold up every call in flight.
+The lines still queued are written at exit; a process killed with SIGKILL may lose the last few.
+"""
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
+import logging.handlers
+import queue
 import sys
 from datetime import UTC, datetime
 from typing import Any
@@ -26,9 +35,25 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
+class _FormattedHere(logging.handlers.QueueHandler):
+    """Queues the record already formatted as its JSON line (with its traceback, if any), so
+    that the writer thread only writes."""
+
+    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
+        line = logging.makeLogRecord({"msg": self.format(record), "levelno": record.levelno})
+        line.levelname = record.levelname
+        return line
+
+
 def configure(level: str = "INFO") -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    lines: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+    handler = _FormattedHere(lines)
     handler.setFormatter(JsonFormatter())
+    writer = logging.StreamHandler(sys.stderr)
+    writer.setFormatter(logging.Formatter("%(message)s"))
+    listener = logging.handlers.QueueListener(lines, writer)
+    listener.start()
+    atexit.register(listener.stop)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -202,6 +202,7 @@ def build_services(
         executors,
         block_ids,
         CachedSources(current_beliefs, maps, counter),
+        config.recall_levers,
     )
     # Stored episodes per tenant, for the quotas: counted from the store at start
     # (`Quotas.set_episode_counts`), then by every commit.

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
+from tutor_memory.domain.budget import WorkBudget, text_work_budget
 from tutor_memory.domain.conceptmap.teaching import Teaching, detect_teaching, is_question
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.errors import InvalidArgument
@@ -47,23 +48,37 @@ class Teacher:
         self._maps = maps
         self._executors = executors
 
-    async def teaching_in(self, text: str) -> Teaching | None:
-        """The teaching a message carries, if any (read off the event loop). `detect_teaching`
-        reads it sentence by sentence and no question sentence ever teaches, so "Remember that X.
-        Got it?" teaches X while "Do you remember that X?" teaches nothing."""
+    async def teaching_in(self, text: str, budget: WorkBudget) -> Teaching | None:
+        """The teaching a message carries, if any (read off the event loop, within the request's
+        `budget`). `detect_teaching` reads it sentence by sentence and no question sentence ever
+        teaches, so "Remember that X. Got it?" teaches X while "Do you remember that X?" teaches
+        nothing."""
         if not text.strip():
             return None
-        return await self._executors.run(self._executors.text, detect_teaching, text)
+        return await self._executors.run_within(
+            self._executors.text, budget, detect_teaching, text, budget
+        )
 
     async def teach(
-        self, chain: ChainKey, text: str, occurred_at_us: int, *, occurred_at_given: bool
+        self,
+        chain: ChainKey,
+        text: str,
+        occurred_at_us: int,
+        *,
+        occurred_at_given: bool,
+        deadline: float | None = None,
     ) -> Taught:
+        """`deadline` is the caller's (event-loop time); the text work stops at it, or after
+        TEXT_WORK_SECONDS."""
         check_text("text", text)
         if not text.strip():
             raise InvalidArgument("text", "required")
-        teaching = await self.teaching_in(text)
+        budget = text_work_budget("text: looking for a teaching phrase", deadline)
+        teaching = await self.teaching_in(text, budget)
         if teaching is None:
-            question = await self._executors.run(self._executors.text, is_question, text)
+            question = await self._executors.run_within(
+                self._executors.text, budget, is_question, text, budget
+            )
             if question:
                 raise InvalidArgument("text", "a question never teaches (SPEC R4.3)")
             raise InvalidArgument(
@@ -72,7 +87,7 @@ class Teacher:
                 "equivalent in the student's language)",
             )
         taught = await self.taught_note(chain, text, teaching, occurred_at_us, occurred_at_given)
-        outcome = await self._ledger.append(taught.episode)
+        outcome = await self._ledger.append(taught.episode, deadline=deadline, budget=budget)
         return Taught(taught.concept, taught.created, taught.note, outcome.episode)
 
     async def taught_note(

@@ -28,10 +28,18 @@ from tutor_memory.cli import operations as cli_ops
 from tutor_memory.cli import transfer as cli_transfer
 from tutor_memory.domain.errors import InvalidArgument
 from tutor_memory.domain.limits import check_identifier
+from tutor_memory.domain.recall.levers import ALL_ON, Lever, RecallLevers, parse_levers
 from tutor_memory.models.fetch import ModelIntegrityError, default_model_dir, fetch_model
 from tutor_memory.store.postgres.database import DEFAULT_POOL_SIZE
 
 log = logging.getLogger("tutor_memory.cli")
+
+
+def _levers(value: str) -> RecallLevers:
+    try:
+        return parse_levers(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -97,6 +105,15 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=DEFAULT_READINESS_PROBE_SECONDS,
         help="how often readiness checks that the store answers (default %(default)s)",
+    )
+    serve.add_argument(
+        "--recall-off",
+        type=_levers,
+        default=ALL_ON,
+        metavar="LEVER[,LEVER]",
+        help="turn recall levers off, to measure what each adds (benchmarks only): "
+        + ", ".join(lever.value for lever in Lever)
+        + " (default: all on)",
     )
     serve.add_argument("--log-level", default="INFO")
     serve.add_argument(
@@ -190,6 +207,7 @@ def _serve(args: argparse.Namespace) -> int:
         pool_size=args.pool_size,
         metrics_listen=args.metrics_listen,
         readiness_probe_seconds=args.readiness_probe_seconds,
+        recall_levers=args.recall_off,
     )
     alongside = None
     if args.console_listen:

@@ -10,9 +10,13 @@ creates the budget and cancels it when the call goes away (`tutor_memory.app.exe
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from tutor_memory.domain.errors import DeadlineExceeded, ResourceExhausted
+from tutor_memory.domain.limits import TEXT_WORK_SECONDS
+
+T = TypeVar("T")
 
 
 class WorkBudget:
@@ -63,6 +67,19 @@ class WorkBudget:
                 f"{self._what}: needs more than {self._cap_seconds:g} s of work, the most one "
                 "request may take; nothing was stored (send a smaller input)"
             )
+
+    def each(self, items: Iterable[T]) -> Iterator[T]:
+        """`items`, with the budget checked before each one (a loop over sentences, pages)."""
+        for item in items:
+            self.check()
+            yield item
+
+
+def text_work_budget(what: str, deadline: float | None) -> WorkBudget:
+    """The budget of one request's text work (detectors, topic routing, grounding): the caller's
+    `deadline` (monotonic seconds) and the server's TEXT_WORK_SECONDS. `what` names the field and
+    the work in the error a spent budget raises ("text: looking for a teaching phrase")."""
+    return WorkBudget(what, deadline=deadline, cap_seconds=TEXT_WORK_SECONDS)
 
 
 def unlimited() -> WorkBudget:

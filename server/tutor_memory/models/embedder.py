@@ -35,6 +35,13 @@ USE_MODEL_ID = f"{MODEL_FILE_NAME.removesuffix('.onnx')}@{MODEL_SHA256[:8]}"
 _INPUT_NAME = "inputs"
 _OUTPUT_NAME = "outputs"
 
+# Only a text's first this-many characters go through the graph. The encoder's attention costs
+# memory and time quadratic in its SentencePiece pieces: 8,000 characters of "a. " (5,300 pieces)
+# took 199 ms and 124 MB of RSS per call on the development machine, so four such queries at once
+# raised the server's RSS by 450 MB (bench/bench_hostile.py), while 2,000 characters of ordinary
+# prose are about 500 pieces and already more than one sentence encoder input can summarise.
+EMBED_MAX_CHARS = 2_000
+
 # Rows whose norm is below this are left as zero vectors instead of divided.
 _MIN_NORM = 1e-12
 
@@ -131,7 +138,8 @@ class UseOnnxEmbedder:
         return self._model_path
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Embed ``texts`` in batches of ``batch_size``.
+        """Embed ``texts`` (each cut to its first ``EMBED_MAX_CHARS`` characters) in batches of
+        ``batch_size``.
 
         Called from server worker threads; ``InferenceSession.run`` releases the
         GIL, so concurrent calls run in parallel.
@@ -146,7 +154,7 @@ class UseOnnxEmbedder:
             for text in chunk:
                 if not isinstance(text, str):
                     raise TypeError(f"embed() texts must be str, got {type(text).__name__}")
-            batch = np.array(list(chunk), dtype=object)
+            batch = np.array([text[:EMBED_MAX_CHARS] for text in chunk], dtype=object)
             (vectors,) = self._session.run([_OUTPUT_NAME], {_INPUT_NAME: batch})
             vectors = np.asarray(vectors, dtype=np.float32)
             if vectors.shape != (len(chunk), USE_DIM):

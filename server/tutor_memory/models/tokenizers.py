@@ -25,6 +25,10 @@ class TiktokenCounter:
 
         self._encoding = tiktoken.get_encoding(encoding)
         self.name = f"tiktoken:{encoding}"
+        # cl100k_base's pre-tokenizer splits before a word's leading space and never joins a line
+        # break to a following non-space (pinned by tests/models/test_tokenizers.py); other
+        # encodings are not assumed to.
+        self.lines_add_up = encoding == DEFAULT_ENCODING
 
     def count(self, text: str) -> int:
         # Special-token text in a memory is just text: never let it be parsed as a control token.
@@ -47,6 +51,9 @@ class HfTokenizerCounter:
         except Exception as exc:  # the library raises a bare Exception for a bad file
             raise ValueError(f"cannot load tokenizer {path}: {exc}") from exc
         self.name = f"tokenizer.json:{path.name}"
+        # A tokenizer.json may normalise or pre-tokenize across line breaks (SentencePiece's
+        # metaspace does): its blocks are counted whole.
+        self.lines_add_up = False
 
     def count(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)

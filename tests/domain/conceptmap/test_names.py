@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import statistics
-import time
-
 from tutor_memory.domain.conceptmap.names import NameMatcher
 
 BIOLOGY = ["Cell Membrane", "Osmosis", "Diffusion", "Cell", "Mitochondria", "Active transport"]
-
-# A generous ceiling: the brief asks for well under 1 ms for ~1,000 names and a 300-character text.
-MAX_FIND_SECONDS = 0.001
 
 
 def test_a_name_is_found_through_its_canonical_key() -> None:
@@ -66,21 +60,3 @@ def test_a_one_word_name_that_is_a_short_function_word_is_not_matched() -> None:
 def test_no_names_and_no_text_find_nothing() -> None:
     assert NameMatcher([]).find("osmosis") == []
     assert NameMatcher(BIOLOGY).find("") == []
-
-
-def test_find_is_fast_for_a_thousand_names_and_a_turn_of_text() -> None:
-    names = [f"Concept {i} of the course" for i in range(990)] + BIOLOGY + ["Krebs cycle"] * 4
-    matcher = NameMatcher(names)
-    text = (
-        "Osmosis is the diffusion of water across the cell membrane, and the Krebs cycle runs in "
-        "the mitochondria; concept 512 of the course says active transport needs energy. "
-    ) * 2
-    text = text[:300]
-    matcher.find(text)  # warm the caches
-    timings = []
-    for _ in range(50):
-        start = time.perf_counter()
-        found = matcher.find(text)
-        timings.append(time.perf_counter() - start)
-    assert "Concept 512 of the course" in found
-    assert statistics.median(timings) < MAX_FIND_SECONDS

@@ -200,3 +200,56 @@ def test_a_question_word_or_inverted_verb_makes_a_question(text: str) -> None:
 )
 def test_statements_are_not_questions(text: str) -> None:
     assert not is_question(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("Just so you know for next time: in our class we call it the powerhouse", "powerhouse"),
+        ("fyi our exam board marks every graph without a title down", "exam board"),
+        ("heads up: we call the cathode the negative side", "cathode"),
+        ("going forward, use centimetres in the answers", "centimetres"),
+        ("remember, our teacher writes the quadratic formula with a fraction bar", "teacher"),
+        ("per la prossima volta: la nostra prof chiama il vacuolo il magazzino", "prof"),
+        ("ab sofort rechnen wir mit g = 10", "rechnen"),
+        ("a partir de ahora, usa la coma decimal conmigo", "usa"),
+        ("à l'avenir, écris les vecteurs avec une flèche", "écris"),
+        ("daqui pra frente, o meu professor quer as contas armadas", "professor"),
+        ("للعلم، معلمتنا تكتب الكسور بخط مائل", "معلمتنا"),
+    ],
+)
+def test_a_cue_that_keeps_what_follows_teaches_it(text: str, topic: str) -> None:
+    taught = detect_teaching(text)
+    assert taught is not None
+    assert topic in taught.topic
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("we write the charge of an ion after its symbol, keep that in mind", "charge of an ion"),
+        ("noi diciamo 'prestito' nella sottrazione, tienilo presente", "prestito"),
+        ("Bei uns heißt das Dreieck Triangel. Merk dir das.", "Dreieck"),
+    ],
+)
+def test_a_tail_that_asks_to_keep_keeps_what_came_before(text: str, note: str) -> None:
+    taught = detect_teaching(text)
+    assert taught is not None
+    assert note in taught.note
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "remember what that means",
+        "so you know what I mean?",
+        "important dates of the revolution are in the book",
+        "heads up the list",
+        "from now on?",
+        "ricordati di portare il libro",
+        "keep that in mind",
+        "Je ne me souviens pas de la leçon, garde ça en tête ?",
+    ],
+)
+def test_keep_cues_without_a_note_or_in_a_question_do_not_teach(text: str) -> None:
+    assert detect_teaching(text) is None

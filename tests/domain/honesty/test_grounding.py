@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 
 from hypothesis import given, settings
@@ -257,48 +254,3 @@ def test_the_fast_latin_lookup_agrees_with_comparing_every_pair_of_forms(
     source = grounding._source(" ".join(tokens))
     expected = any(grounding._forms(word) & grounding._forms(t) for t in tokens)
     assert source.holds(grounding._word(word)) is expected
-
-
-def _passages(run: int) -> list[SourcePassage]:
-    """Fifty passages of about 1,200 characters, none repeated from another run."""
-    rng = random.Random(run)
-    vocabulary = [
-        "".join(rng.choices("abcdefghilmnoprstuv", k=rng.randint(3, 11))) for _ in range(3000)
-    ]
-    return [
-        SourcePassage(f"file-{i}", 1, i, " ".join(rng.choices(vocabulary, k=150)) + ".")
-        for i in range(50)
-    ]
-
-
-def _answer_from(passages: list[SourcePassage]) -> str:
-    """Ten sentences, each fifteen words of one passage."""
-    return " ".join(" ".join(p.text.split()[5:20]).capitalize() + "." for p in passages[:10])
-
-
-def _best_of(rounds: int, passages_of: Callable[[int], list[SourcePassage]]) -> float:
-    """The fastest of `rounds` groundings: a neighbour's burst of CPU on a shared machine should
-    not fail a test about this code's own speed."""
-    warm = _passages(0)
-    ground(_answer_from(warm), warm, [])  # the interpreter specialises hot code on first runs
-    best = float("inf")
-    for run in range(1, rounds + 1):
-        passages = passages_of(run)
-        answer = _answer_from(passages)
-        start = time.perf_counter()
-        result = ground(answer, passages, [])
-        best = min(best, time.perf_counter() - start)
-        assert result.status is GroundingStatus.ANSWERED
-    return best
-
-
-def test_fifty_known_passages_and_ten_sentences_take_well_under_five_milliseconds() -> None:
-    # The common case: the same files answer a subject's questions, so most passages an answer
-    # is traced to were read for an earlier answer.
-    same = _passages(1)
-    assert _best_of(7, lambda run: same) < 0.005
-
-
-def test_fifty_new_passages_and_ten_sentences_take_a_few_milliseconds() -> None:
-    # Passages no other test or round uses: every one is read from scratch.
-    assert _best_of(7, lambda run: _passages(1000 + run)) < 0.015

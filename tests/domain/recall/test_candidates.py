@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tutor_memory.domain.recall.candidates import (
     NEIGHBOUR_SHARE,
@@ -10,6 +12,7 @@ from tutor_memory.domain.recall.candidates import (
     CandidateSets,
     neighbours,
     scaled_to_best,
+    top_indices,
 )
 from tutor_memory.domain.recall.facts import Snapshot
 
@@ -63,3 +66,10 @@ def test_a_candidate_that_matches_nothing_brings_no_neighbours() -> None:
     snap = _snapshot([0, 60, 120])
     near, _ = neighbours(snap, np.asarray([1], np.int64), np.asarray([0.0], np.float32))
     assert near.tolist() == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.7, 1.0]), max_size=80), st.integers(1, 30))
+def test_top_indices_are_the_stable_descending_sorts_first_k(values: list[float], k: int) -> None:
+    array = np.asarray(values, np.float32)
+    assert np.array_equal(top_indices(array, k), np.argsort(-array, kind="stable")[:k])

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+from unittest.mock import patch
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tutor_memory.domain.recall.lexical import BM25_B, BM25_K1, bm25
 
@@ -51,3 +54,25 @@ def test_only_the_snapshot_prefix_is_scored() -> None:
     """Postings may hold episodes appended after the snapshot was taken: they are left out."""
     positions, _ = bm25([_postings([0, 2, 5], [1, 1, 1])], np.full(3, 4, np.uint32))
     assert positions.tolist() == [0, 2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 300), st.lists(st.integers(1, 40), min_size=1, max_size=4), st.data())
+def test_common_and_rare_stems_are_summed_alike(
+    n: int, sizes: list[int], data: st.DataObject
+) -> None:
+    """Hits many enough to be summed per episode (DENSE_SHARE) give exactly what sorting them
+    gives: same positions, same float sums."""
+    lengths = np.asarray(data.draw(st.lists(st.integers(1, 30), min_size=n, max_size=n)), np.uint32)
+    postings = []
+    for size in sizes:
+        positions = sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=size)))
+        postings.append(_postings(positions, [1 + p % 3 for p in positions]))
+    got = bm25(postings, lengths)
+    with patch("tutor_memory.domain.recall.lexical.DENSE_SHARE", 0):
+        sorted_path = bm25(postings, lengths)
+    with patch("tutor_memory.domain.recall.lexical.DENSE_SHARE", 10**9):
+        dense_path = bm25(postings, lengths)
+    for other in (sorted_path, dense_path):
+        assert np.array_equal(got[0], other[0])
+        assert np.array_equal(got[1], other[1])

@@ -90,3 +90,37 @@ def test_an_invalid_time_zone_is_a_value_error() -> None:
         is_narration("In July we covered osmosis.", NOW, "Nowhere/Special")
     with pytest.raises(ValueError, match="time zone"):
         is_narration("", NOW, "Nowhere/Special")
+
+
+NOW_US = 1_773_835_200_000_000  # a Wednesday, 2026-03-18T12:00Z
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yesterday you solved four simultaneous equations without help.",
+        "Last month I showed you how to balance redox equations.",
+        "La settimana scorsa hai sbagliato due domande sui logaritmi.",
+        "El lunes resolviste tres problemas de probabilidad.",
+        "Hier, tu as révisé les verbes irréguliers.",
+        "Gestern hast du drei Aufgaben zur Optik gelöst.",
+        "Ontem você resolveu cinco exercícios de frações.",
+        "أمس راجعت قواعد الجمع.",
+    ],
+)
+def test_a_past_with_the_student_or_the_tutor_in_a_period_narrates(text: str) -> None:
+    assert is_narration(text, NOW_US, "UTC")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tomorrow you will revise the redox equations.",
+        "Today we are going to study volcanoes.",
+        "So far you have done well with fractions.",
+        "The Bastille was stormed in July 1789.",
+        "Cette semaine on travaille à la maison.",
+    ],
+)
+def test_plans_recaps_without_a_period_and_history_do_not_narrate(text: str) -> None:
+    assert not is_narration(text, NOW_US, "UTC")

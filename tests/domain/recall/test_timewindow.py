@@ -266,6 +266,43 @@ def test_the_first_expression_in_the_query_wins() -> None:
     assert window("hoy en día, ¿qué estudiamos ayer?").expression == "1 day ago"
 
 
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("What did she finish last Friday, on 12 October 2026?", "2026-10-12"),
+        ("what did we do the Sunday before October 25, 2026?", "2026-10-25"),
+        ("what was hard last week, as I said on November 6?", "2026-11-06"),
+    ],
+)
+def test_a_full_date_wins_over_a_period_counted_from_today(query: str, label: str) -> None:
+    # "last Friday" here is counted from that date, not from today.
+    assert window(query).label == label
+
+
+@pytest.mark.parametrize(
+    "query", ["explícame la segunda ley de Newton", "qual é a quinta nota da escala?"]
+)
+def test_a_weekday_name_after_an_article_is_an_ordinal(query: str) -> None:
+    assert parse_time_window(query, NOW, ROME) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("o que fizemos na segunda?", "Monday (2026-11-23)"),
+        ("o que vimos a segunda-feira passada?", "Monday (2026-11-23)"),
+        ("sexta passada", "Friday (2026-11-20)"),
+    ],
+)
+def test_a_portuguese_weekday_introduced_as_a_day_stays_a_day(query: str, label: str) -> None:
+    assert window(query).label == label
+
+
+def test_a_range_of_two_month_first_dates() -> None:
+    assert window("between August 11 and August 15 2026").label == "2026-08-11 to 2026-08-15"
+    assert window("between May 3 and June 2").label == "2026-05-03 to 2026-06-02"
+
+
 def test_subject_dates_outside_the_record_name_no_window() -> None:
     assert parse_time_window("What happened in July 1789?", NOW, ROME) is None
     assert parse_time_window("in March 2027", NOW, ROME) is None  # not started yet

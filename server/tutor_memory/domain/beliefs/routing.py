@@ -7,6 +7,7 @@ import enum
 from collections.abc import Sequence
 
 from tutor_memory.domain.beliefs.spoken import is_spoken_expression
+from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.conceptmap.names import NameMatcher
 from tutor_memory.domain.episodes import Outcome, StoredEpisode
@@ -31,16 +32,23 @@ def evaluation_of(text: str) -> str:
     return text.split(ANSWER_MARKER, 1)[0]
 
 
-def route_topic(topic: str, evaluation: str, matcher: NameMatcher) -> tuple[Routing, str | None]:
+def route_topic(
+    topic: str, evaluation: str, matcher: NameMatcher, budget: WorkBudget | None = None
+) -> tuple[Routing, str | None]:
     """The concept a check's topic routes to, and how. A topic that names a concept routes by
     name (the first named, when a phrase names several); a phrase that names none routes through
-    the evaluation text when that names a concept (again the first)."""
+    the evaluation text when that names a concept (again the first). `budget` is checked
+    between the steps."""
+    budget = budget or unlimited()
+    budget.check()
     named = matcher.find(topic)
     if named:
         return Routing.NAME, named[0]
+    budget.check()
     in_evaluation = matcher.find(evaluation) if evaluation else []
     if in_evaluation:
         return Routing.EVALUATION, in_evaluation[0]
+    budget.check()
     if is_spoken_expression(topic):
         return Routing.SPOKEN_EXPRESSION, None
     return Routing.UNMATCHED, None

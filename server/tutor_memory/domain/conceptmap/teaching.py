@@ -7,6 +7,21 @@ A trigger counts only at the start of a clause, after optional lead-ins ("ok so"
 "by the way"): "I don't remember that" does not teach. "Note that" is deliberately not a trigger:
 tutors and course files use it for ordinary exposition, and every pasted paragraph would teach.
 
+A message also teaches when it says, in so many words, that what it tells is for later (issue 13:
+"Just so you know for next time: in our class we call it the powerhouse"). Four shapes, each an
+explicit request to keep something, so R4.3 still holds (a statement of fact without one teaches
+nothing):
+- an announcing cue at the start of a clause (`keep_cues`: "just so you know", "for next time",
+  "from now on", "per la prossima volta", "للعلم"); cues chain ("just so you know, for next time:");
+- a bare memory imperative (`keep_verbs`: "remember", "ricordati", "denk dran") followed by
+  punctuation or by a word that is neither a question word nor an errand's infinitive marker:
+  "remember we say 'times tables'" teaches, "remember what that means" and "remember to bring the
+  book" do not;
+- a label followed by a colon, comma or dash (`keep_labels`: "heads up:", "nota bene:", "achtung:");
+- a tail that ends the sentence (`keep_tails`: "…, keep that in mind", "tienilo presente", "merk dir
+  das"): the note is what comes before it; a sentence that is only the tail keeps the sentence
+  before it.
+
 Questions never teach, whatever they contain (R4.3): a sentence with a question mark ("?", "¿",
 "؟") or that opens with a question word or an inverted verb (`question_openers`: "do you remember
 that …", "¿recuerdas que …?", "هل تذكر أن") is a question. The rule is applied per sentence: in
@@ -31,6 +46,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.conceptmap.language import guess_language
 from tutor_memory.domain.conceptmap.nounphrase import noun_phrase
 from tutor_memory.domain.text.phrases import PhraseIndex
@@ -38,6 +54,7 @@ from tutor_memory.domain.text.sentences import TERMINAL_PUNCTUATION, sentence_sp
 from tutor_memory.domain.text.spans import (
     Phrase,
     Token,
+    between,
     build_index,
     clause_break_before,
     longest_at,
@@ -50,6 +67,9 @@ MAX_TOPIC_WORDS = 4
 
 # Question marks of the scripts students write in (Latin, Spanish inverted, Arabic, full-width).
 QUESTION_MARKS = frozenset("?\u00bf\u061f\uff1f")
+
+# What may follow a label ("heads up:") or a bare memory verb ("remember, …") to announce a note.
+_ANNOUNCING_MARKS = frozenset(":,-\u2013\u2014\u060c")
 
 _NOTE_EDGES = TERMINAL_PUNCTUATION + " \t\"'\u201c\u201d\u00ab\u00bb-\u2013\u2014"
 
@@ -78,6 +98,9 @@ class _Sentence:
         self.text = text
         self.tokens = tokens
         self._lead_in_ends: dict[int, int] = {}
+        # How far a walk over keep cues and lead-ins has read: a clause starting before it was
+        # read by that walk already (walking it again would make "ok, ok, ok, …" quadratic).
+        self.keep_walked = 0
 
     @functools.cached_property
     def language(self) -> str | None:
@@ -124,12 +147,14 @@ def _sentence_is_question(sentence: str, tokens: Sequence[Token]) -> bool:
     return any(c in QUESTION_MARKS for c in sentence) or _opens_question(tokens)
 
 
-def is_question(text: str) -> bool:
+def is_question(text: str, budget: WorkBudget | None = None) -> bool:
     """Whether `text` asks something: a question mark of any script, or a sentence that opens
-    with a question word or an inverted verb of any language file (after optional lead-ins)."""
+    with a question word or an inverted verb of any language file (after optional lead-ins).
+    `budget` is checked at each sentence."""
     if any(c in QUESTION_MARKS for c in text):
         return True
-    return any(_opens_question(tokenize(text[a:b])) for a, b in sentence_spans(text))
+    spans = (budget or unlimited()).each(sentence_spans(text))
+    return any(_opens_question(tokenize(text[a:b])) for a, b in spans)
 
 
 def _clause_starts(sentence: str, tokens: Sequence[Token]) -> list[int]:
@@ -179,6 +204,71 @@ def _topic(reading: _Sentence, start: int, limit: int) -> str:
     return span_text(sentence, tokens, *phrase) if phrase else ""
 
 
+def _announced(sentence: str, tokens: Sequence[Token], end: int) -> bool:
+    """Whether punctuation that announces a note follows token `end - 1`."""
+    return end < len(tokens) and any(c in _ANNOUNCING_MARKS for c in between(sentence, tokens, end))
+
+
+def _after_keep_cues(reading: _Sentence, pos: int) -> int | None:
+    """Where the note starts after the keep cues, verbs and labels that open the clause at `pos`
+    (among lead-ins, possibly several: "ok just so you know, for next time: …"); None when none
+    opens it."""
+    tokens, sentence = reading.tokens, reading.text
+    found = None
+    while pos < len(tokens):
+        cue = longest_at(_index("keep_cues"), tokens, pos)
+        verb = longest_at(_index("keep_verbs"), tokens, pos)
+        label = longest_at(_index("keep_labels"), tokens, pos)
+        if cue is not None and (verb is None or cue.end >= verb.end):
+            end = cue.end
+        elif verb is not None and (
+            _announced(sentence, tokens, verb.end)
+            or (
+                verb.end < len(tokens)
+                and longest_at(_index("question_words"), tokens, verb.end) is None
+                and longest_at(_index("keep_verb_vetoes"), tokens, verb.end) is None
+            )
+        ):
+            end = verb.end
+        elif label is not None and _announced(sentence, tokens, label.end):
+            end = label.end
+        elif lead := longest_at(_index("lead_ins"), tokens, pos):
+            # Lead-ins may hide a cue's first word ("just so you know": "just" and "so" lead in).
+            pos = lead.end
+            continue
+        else:
+            break
+        found = pos = end
+    reading.keep_walked = max(reading.keep_walked, pos + 1)
+    return None if found is None else reading.skip_lead_ins(found)
+
+
+def _tail_start(reading: _Sentence) -> int | None:
+    """Where a keep tail that ends the sentence starts ("…, keep that in mind"), or None. Inside a
+    sentence it must follow clause punctuation; it may also be the whole sentence."""
+    tokens = reading.tokens
+    for start in range(len(tokens)):
+        tail = longest_at(_index("keep_tails"), tokens, start)
+        if (
+            tail is not None
+            and tail.end == len(tokens)
+            and (start == 0 or clause_break_before(reading.text, tokens, start))
+        ):
+            return start
+    return None
+
+
+def _kept_before(reading: _Sentence, limit: int) -> Teaching | None:
+    """The teaching of tokens[:limit] when a tail at `limit` asks to keep them."""
+    start = reading.skip_lead_ins(0)
+    if start >= limit:
+        return None
+    topic = _topic(reading, start, limit)
+    note = reading.text[reading.tokens[start].start : reading.tokens[limit - 1].end]
+    note = note.strip(_NOTE_EDGES)
+    return Teaching(note, topic) if note and topic else None
+
+
 def _note(sentence: str, tokens: Sequence[Token], start: int) -> str:
     if start >= len(tokens):
         return ""
@@ -198,13 +288,16 @@ def _consider(reading: _Sentence, pos: int) -> Teaching | None:
     return Teaching(note, topic) if note and topic else None
 
 
-def detect_teaching(text: str) -> Teaching | None:
+def detect_teaching(text: str, budget: WorkBudget | None = None) -> Teaching | None:
     """The teaching in `text`, if a sentence that is not a question starts a clause with an
-    explicit trigger (see the module docstring); None otherwise."""
-    for start, end in sentence_spans(text):
+    explicit trigger (see the module docstring); None otherwise. `budget` is checked at each
+    sentence."""
+    previous: _Sentence | None = None
+    for start, end in (budget or unlimited()).each(sentence_spans(text)):
         sentence = text[start:end]
         tokens = tokenize(sentence)
         if _sentence_is_question(sentence, tokens):
+            previous = None
             continue
         reading = _Sentence(sentence, tokens)
         for clause in _clause_starts(sentence, tokens):
@@ -219,4 +312,18 @@ def detect_teaching(text: str) -> Teaching | None:
             taught = _consider(reading, pos)
             if taught is not None:
                 return taught
+            after = _after_keep_cues(reading, clause) if clause >= reading.keep_walked else None
+            if after is not None:
+                topic = _topic(reading, after, len(tokens))
+                note = _note(sentence, tokens, after) if topic else ""
+                if note and topic:
+                    return Teaching(note, topic)
+        tail = _tail_start(reading)
+        if tail is not None:
+            taught = _kept_before(reading, tail) if tail else None
+            if taught is None and tail == 0 and previous is not None:
+                taught = _kept_before(previous, len(previous.tokens))
+            if taught is not None:
+                return taught
+        previous = reading
     return None

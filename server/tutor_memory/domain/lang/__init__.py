@@ -28,15 +28,38 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   wrong").
 - `topic_prepositions`: words that introduce what a record question is about ("what did I get wrong
   *about* fractions", "cosa abbiamo fatto *sulla* fotosintesi", "ماذا درسنا *عن* البراكين").
+- `scope_words`: words and phrases that qualify a record question's extent, frequency or tone and
+  are never its topic ("so far", "overall", "last time", "since we started", "usually",
+  "together", "lol"; "finora", "in generale", "bisher", "لحد الآن").
 - `trigger_vetoes`: single words that, right before a trigger, make it a different question
   (Spanish "por" in "¿por qué estudiamos…?", "why do we study…").
 - `narration_markers`: first-person-plural recap verbs a tutor uses to narrate past sessions
   ("we covered", "abbiamo visto", "درسنا").
 - `marker_vetoes`: single words that, right before a marker, make it something else (Arabic في in
   "في درسنا", "in our lesson").
+- `session_persons`: words that put the student (addressed by the tutor) or the class in a
+  sentence: second person and first person plural, pronouns, possessives and pro-drop verbs that
+  carry the person ("you", "we", "us", "together"; French "on", "ton", "notre"; Italian "abbiamo",
+  "hai"). With a past form and a period, a sentence narrates ("Last Tuesday you practised…", "La
+  semana pasada hemos visto…"); the first person singular alone does not ("Yesterday I went to
+  a concert" is the speaker's own life, not the sessions).
+- `past_forms`: whole words that are a past tense or a past auxiliary ("did", "were", "hai",
+  "avons", "warst", "fizemos", "كنا"), written with their accents: they must agree ("a" but not
+  "à").
+- `past_person_forms`: whole words that are a past with the student or the tutor as their person
+  ("hiciste", "fizemos", "راجعت", "أنهينا"): a past and a person at once.
+- `past_endings`: endings of regular past forms ("ed", "ato", "ado", "ou"), read only on a sentence
+  of their language, on words of at least `MIN_PAST_STEM` more letters.
+- `past_person_endings`: endings that mark both a past and the student or the tutor ("-aste",
+  "-amos", "-asti"), same conditions.
 - `time_false_friends`: phrases in which a time word means something else ("hoy en día",
   "nowadays"; "Julio César"; Arabic "في اليوم", "per day"); a time expression overlapping one is
   ignored.
+- `ordinal_weekdays`: weekday names that are also ordinal adjectives (Portuguese "segunda",
+  "terça", "quarta", "quinta", "sexta"): right after an article of any language and not before
+  one of `weekday_suffixes`, they are the ordinal ("a segunda lei de Newton", "la segunda ley"),
+  not the day.
+- `weekday_suffixes`: what may follow such a name when it is the day ("feira").
 - `stop_words`: 100-250 of the language's most common function words and question words, already
   normalised (as `tutor_memory.domain.text.normalise` leaves them).
 
@@ -93,6 +116,20 @@ Teaching and questions (SPEC R4; `tutor_memory.domain.conceptmap.teaching`):
 - `teach_triggers`: phrases that start an explicit teaching sentence ("remember that", "ricorda
   che", "souviens-toi que", "تذكر أن"); the note is what follows. Without wildcards: a gap would let
   "remember what that means" teach.
+- `keep_cues`: phrases that announce, at the start of a clause, that what follows is for the
+  tutor to keep ("just so you know", "for next time", "from now on", "per la prossima volta",
+  "ab jetzt", "للعلم"); the note is what follows. They teach on their own, like `teach_triggers`.
+- `keep_verbs`: bare imperatives of remembering ("remember", "ricordati", "denk dran", "تذكر"):
+  they teach when punctuation follows them ("remember: …") or a word that is not a question word
+  ("remember we say …", but not "remember what that means"), nor one of `keep_verb_vetoes`.
+- `keep_verb_vetoes`: single words that, right after a bare memory verb, make it an errand rather
+  than a note to keep ("remember *to* bring the book", "ricordati *di* portare il libro").
+- `keep_labels`: words that label a message as a note ("heads up", "nota bene", "achtung",
+  "ملاحظة"): they teach only followed by a colon, a comma or a dash ("achtung: …"), since bare
+  they are ordinary words ("important dates").
+- `keep_tails`: phrases that end a sentence and ask the tutor to keep what came before it ("…,
+  keep that in mind", "tienilo presente", "merk dir das", "خذ هذا بعين الاعتبار"); alone in their
+  sentence, they ask to keep the sentence before.
 - `consider_triggers`, `consider_links`: "consider X as Y" in pieces: the verb and the word that
   follows X ("consider" … "as", "considera" … "come"). Any trigger pairs with any link of its file.
 - `teach_framings`: framing at the start of a note that is not its subject ("in our class", "qui",
@@ -152,10 +189,18 @@ _STRING_LIST_FIELDS = (
     "attached_conjunctions",
     "record_triggers",
     "topic_prepositions",
+    "scope_words",
     "trigger_vetoes",
     "narration_markers",
     "marker_vetoes",
+    "session_persons",
+    "past_forms",
+    "past_person_forms",
+    "past_endings",
+    "past_person_endings",
     "time_false_friends",
+    "ordinal_weekdays",
+    "weekday_suffixes",
     "stop_words",
     "articles",
     "article_prefixes",
@@ -173,6 +218,11 @@ _STRING_LIST_FIELDS = (
     "question_openers",
     "lead_ins",
     "teach_triggers",
+    "keep_cues",
+    "keep_verbs",
+    "keep_verb_vetoes",
+    "keep_labels",
+    "keep_tails",
     "consider_triggers",
     "consider_links",
     "teach_framings",
@@ -215,10 +265,18 @@ class LanguageData:
     time_glosses: Mapping[str, str]
     record_triggers: tuple[str, ...]
     topic_prepositions: tuple[str, ...]
+    scope_words: tuple[str, ...]
     trigger_vetoes: tuple[str, ...]
     narration_markers: tuple[str, ...]
     marker_vetoes: tuple[str, ...]
+    session_persons: tuple[str, ...]
+    past_forms: tuple[str, ...]
+    past_person_forms: tuple[str, ...]
+    past_endings: tuple[str, ...]
+    past_person_endings: tuple[str, ...]
     time_false_friends: tuple[str, ...]
+    ordinal_weekdays: tuple[str, ...]
+    weekday_suffixes: tuple[str, ...]
     stop_words: tuple[str, ...]
     articles: tuple[str, ...]
     article_prefixes: tuple[str, ...]
@@ -238,6 +296,11 @@ class LanguageData:
     question_openers: tuple[str, ...]
     lead_ins: tuple[str, ...]
     teach_triggers: tuple[str, ...]
+    keep_cues: tuple[str, ...]
+    keep_verbs: tuple[str, ...]
+    keep_verb_vetoes: tuple[str, ...]
+    keep_labels: tuple[str, ...]
+    keep_tails: tuple[str, ...]
     consider_triggers: tuple[str, ...]
     consider_links: tuple[str, ...]
     teach_framings: tuple[str, ...]

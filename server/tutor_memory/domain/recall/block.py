@@ -12,11 +12,11 @@ from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import InvalidArgument
 from tutor_memory.domain.limits import MAX_TIME_ZONE_CHARS, quoted
 from tutor_memory.domain.recall import block_text
+from tutor_memory.domain.recall.block_tokens import BlockCounter
 from tutor_memory.domain.recall.explain import Explanation
 from tutor_memory.domain.recall.sections import BELIEFS_TITLE, Extras
 from tutor_memory.domain.recall.timewindow import TimeWindow
 from tutor_memory.domain.records import MemoryRow
-from tutor_memory.domain.tokens import TokenCounter
 
 
 class Mode(enum.Enum):
@@ -45,6 +45,10 @@ class ShownMemory:
     line: str
     # The day it happened, as the line that heads its day shows it.
     date: str
+    # Tokens of `line` alone, and followed by another line (`BlockCounter.memory_line`): the
+    # first sizes what dropping it frees, the second adds up to the block's count.
+    tokens: int
+    row_tokens: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +60,9 @@ class Section:
     headed: bool = True
     # Concepts the section's lines are about (map and belief sections), in line order.
     concepts: tuple[str, ...] = ()
+    # Tokens of each line followed by another, where known when it was composed (the memory
+    # lines of earlier work, None for its day lines), so that the block's count adds them up.
+    line_tokens: tuple[int | None, ...] = ()
 
 
 @dataclass(slots=True)
@@ -97,7 +104,7 @@ def compose(
     shown: Sequence[ShownMemory],
     extras: Extras,
     framing: Framing,
-    counter: TokenCounter | None,
+    counter: BlockCounter | None,
 ) -> Block:
     """The block's sections in the order R6.3 gives them, and its text; `counter` None leaves
     it uncounted (a frame measured elsewhere)."""
@@ -129,21 +136,26 @@ def compose(
         else:
             sections.append(
                 earlier_work(
-                    [(m.date, m.line) for m in shown], tuple(m.episode.episode_id for m in shown)
+                    [(m.date, m.line) for m in shown],
+                    tuple(m.episode.episode_id for m in shown),
+                    tuple(m.row_tokens for m in shown),
                 )
             )
         if framing.record and map_section is not None:
             # A question about the student's own record: the map comes last (R6.3).
             sections.append(map_section)
         sections.append(HOW_TO_USE)
-    text = text_of(sections)
+    lines = lines_of(sections)
+    text = "\n".join(lines)
     return Block(
         text=text,
         sections=sections,
         memories=list(shown),
         # Issued once the block is final (domain.recall.block_ids), not per composition.
         block_id="",
-        tokens_used=counter.count(text) if text and counter is not None else 0,
+        tokens_used=(
+            counter.block(lines, line_tokens_of(sections), text) if counter is not None else 0
+        ),
         record_mode=framing.record,
         window=framing.window,
         no_record=framing.no_record,
@@ -155,17 +167,17 @@ def fit_to_budget(
     shown: list[ShownMemory],
     extras: Extras,
     framing: Framing,
-    counter: TokenCounter,
+    counter: BlockCounter,
 ) -> Block:
-    """The composed block, within the budget (R6.2). Packing counted each memory line with the
-    widest date and no repeat suffix; the whole block is counted here, and the lowest-ranked
-    memories leave until it fits (as many at once as the overshoot needs, so the text is rarely
-    counted more than twice), then the last map lines, then the last beliefs. A budget too small
-    for even the frame gets no block, rather than an overflow."""
+    """The composed block, within the budget (R6.2). Packing counted each memory line without
+    its day line and repeat suffix; the whole block is counted here (by adding its lines'
+    counts, see `block_tokens`), and the lowest-ranked memories leave until it fits (as many at
+    once as the overshoot needs), then the last map lines, then the last beliefs. A budget too
+    small for even the frame gets no block, rather than an overflow."""
     block = compose(req, shown, extras, framing, counter)
     while block.tokens_used > req.budget_tokens:
         if shown:
-            shown = drop_lowest(shown, block.tokens_used - req.budget_tokens, counter)
+            shown = drop_lowest(shown, block.tokens_used - req.budget_tokens)
         elif extras.map_lines:
             extras = extras.without_map_line()
         elif extras.belief_lines:
@@ -178,16 +190,14 @@ def fit_to_budget(
     return block
 
 
-def drop_lowest(
-    shown: Sequence[ShownMemory], overshoot: int, counter: TokenCounter
-) -> list[ShownMemory]:
+def drop_lowest(shown: Sequence[ShownMemory], overshoot: int) -> list[ShownMemory]:
     """`shown` without its lowest-scored memories whose lines add up to `overshoot` tokens (at
     least one), in the same order."""
     leaving: set[int] = set()
     freed = 0
     for i in sorted(range(len(shown)), key=lambda i: shown[i].score):
         leaving.add(i)
-        freed += counter.count(shown[i].line) + 1
+        freed += shown[i].tokens + 1
         if freed >= overshoot:
             break
     return [m for i, m in enumerate(shown) if i not in leaving]
@@ -203,19 +213,27 @@ def cites_changed_file(row: MemoryRow, fingerprints: Mapping[str, str | None] | 
 
 
 def earlier_work(
-    dated_lines: Sequence[tuple[str, str]], episode_ids: tuple[int, ...] = ()
+    dated_lines: Sequence[tuple[str, str]],
+    episode_ids: tuple[int, ...] = (),
+    memory_tokens: Sequence[int] = (),
 ) -> Section:
     """The earlier-work section showing these (date, memory line) pairs, oldest first: each day
-    once, on a line of its own above its memories (a line saying so when there are none)."""
+    once, on a line of its own above its memories (a line saying so when there are none).
+    `memory_tokens`, when given, holds each memory line's count (`ShownMemory.row_tokens`)."""
     lines: list[str] = []
+    tokens: list[int | None] = []
     day = None
-    for date, line in dated_lines:
+    for i, (date, line) in enumerate(dated_lines):
         if date != day:
             lines.append(block_text.day_line(date))
+            tokens.append(None)
             day = date
         lines.append(line)
+        tokens.append(memory_tokens[i] if memory_tokens else None)
+    if not lines:
+        return Section(block_text.EARLIER_WORK_TITLE, (block_text.NOTHING_YET,), episode_ids)
     return Section(
-        block_text.EARLIER_WORK_TITLE, tuple(lines) or (block_text.NOTHING_YET,), episode_ids
+        block_text.EARLIER_WORK_TITLE, tuple(lines), episode_ids, line_tokens=tuple(tokens)
     )
 
 
@@ -223,15 +241,33 @@ def earlier_work(
 HOW_TO_USE = Section(block_text.HOW_TO_USE_TITLE, (block_text.HOW_TO_USE,), headed=False)
 
 
-def text_of(sections: Sequence[Section]) -> str:
-    """The block's text: the header, each section (with its heading when it has one), the end
-    marker."""
+def lines_of(sections: Sequence[Section]) -> list[str]:
+    """The block's lines: the header, each section (with its heading when it has one), the end
+    marker; none without a section."""
     if not sections:
-        return ""
+        return []
     out = [block_text.HEADER]
     for s in sections:
         if s.headed:
             out.append(f"{s.title}:")
         out.extend(s.lines)
     out.append(block_text.FOOTER)
-    return "\n".join(out)
+    return out
+
+
+def line_tokens_of(sections: Sequence[Section]) -> list[int | None]:
+    """Beside `lines_of`: each line's count where its section knows it, else None."""
+    if not sections:
+        return []
+    out: list[int | None] = [None]
+    for s in sections:
+        if s.headed:
+            out.append(None)
+        out.extend(s.line_tokens or (None,) * len(s.lines))
+    out.append(None)
+    return out
+
+
+def text_of(sections: Sequence[Section]) -> str:
+    """The block's text: its lines (`lines_of`) joined by line breaks."""
+    return "\n".join(lines_of(sections))

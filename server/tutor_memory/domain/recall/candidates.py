@@ -47,6 +47,18 @@ CONVERSATION_KINDS = (Kind.QUESTION, Kind.ANSWER)
 RECORD_KINDS = (Kind.CHECK, Kind.QUIZ, Kind.TAUGHT)
 
 
+def _kind_table(kinds: tuple[Kind, ...]) -> npt.NDArray[np.bool_]:
+    """Indexed by a kind's code (a uint8): whether it is one of `kinds`. One gather over the
+    chain's kind column, where `np.isin` sorted it."""
+    table = np.zeros(256, dtype=bool)
+    table[[KIND_CODES[k] for k in kinds]] = True
+    return table
+
+
+_RECORD_KIND = _kind_table(RECORD_KINDS)
+_CONVERSATION_KIND = _kind_table(CONVERSATION_KINDS)
+
+
 def scaled_to_best(scores: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """A set's scores as relevance in [0, 1]: each divided by the set's best.
 
@@ -61,6 +73,20 @@ def scaled_to_best(scores: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         return scores.astype(np.float32)
     best = float(scores.max())
     return (scores / best if best > 0 else np.zeros_like(scores)).astype(np.float32)
+
+
+# Reciprocal rank fusion's constant (Cormack et al. 2009; 60 as published, not tuned): the
+# uncalibrated alternative recall's calibration lever falls back to (`levers.Lever.CALIBRATION`).
+RRF_K = 60
+
+
+def reciprocal_rank_relevance(scores: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """A set's scores as relevance from their ranks alone: (RRF_K + 1) / (RRF_K + rank), rank 1
+    for the best (ties in index order), so that the best of each set counts 1 as with
+    `scaled_to_best`. Only for measuring the calibration (an ablation), never recall's policy."""
+    ranks = np.empty(len(scores), dtype=np.float64)
+    ranks[np.argsort(-scores, kind="stable")] = np.arange(1, len(scores) + 1)
+    return ((RRF_K + 1) / (RRF_K + ranks)).astype(np.float32)
 
 
 class CandidateSets:
@@ -91,20 +117,29 @@ class CandidateSets:
         self._matched.append(np.full(len(ids), 1 if match else 0, dtype=np.uint8))
 
     def add_neighbours(
-        self, ids: npt.NDArray[np.int64], similarities: npt.NDArray[np.float32]
+        self,
+        ids: npt.NDArray[np.int64],
+        similarities: npt.NDArray[np.float32],
+        *,
+        calibrated: bool = True,
     ) -> npt.NDArray[np.float32]:
         """The vector index's neighbours, which match from SEMANTIC_MATCH_MIN on; returns their
         relevance: the similarity scaled so that SEMANTIC_MATCH_MIN is 0 and the query's nearest
-        neighbour is 1 (see `scaled_to_best`)."""
+        neighbour is 1 (see `scaled_to_best`). Not `calibrated` (an ablation): the matching
+        neighbours' reciprocal rank relevance instead."""
         if len(ids) == 0:
             return np.empty(0, np.float32)
         if self.found is not None:
             self.found.add(Source.DENSE, ids)
-        span = max(float(similarities.max()) - SEMANTIC_MATCH_MIN, 1e-6)
-        rel = np.clip((similarities - SEMANTIC_MATCH_MIN) / span, 0.0, 1.0)
+        matched = similarities >= SEMANTIC_MATCH_MIN
+        if calibrated:
+            span = max(float(similarities.max()) - SEMANTIC_MATCH_MIN, 1e-6)
+            rel = np.clip((similarities - SEMANTIC_MATCH_MIN) / span, 0.0, 1.0)
+        else:
+            rel = np.where(matched, reciprocal_rank_relevance(similarities), 0.0)
         self._ids.append(ids)
         self._relevance.append(rel.astype(np.float32))
-        self._matched.append((similarities >= SEMANTIC_MATCH_MIN).astype(np.uint8))
+        self._matched.append(matched.astype(np.uint8))
         return self._relevance[-1]
 
     def arrays(
@@ -130,7 +165,7 @@ def neighbours(
     positions, relevance = positions[matched], relevance[matched]
     if len(positions) == 0:
         return np.empty(0, np.int64), np.empty(0, np.float32)
-    best = np.argsort(-relevance, kind="stable")[:NEIGHBOUR_MATCHES]
+    best = top_indices(relevance, NEIGHBOUR_MATCHES)
     found, share = [], []
     for hops in range(1, NEIGHBOUR_HOPS + 1):
         for step in (-hops, hops):
@@ -141,6 +176,18 @@ def neighbours(
             found.append(near[close])
             share.append(relevance[best][ok][close] * NEIGHBOUR_SHARE**hops)
     return np.concatenate(found), np.concatenate(share).astype(np.float32)
+
+
+def top_indices(values: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.int64]:
+    """Indices of the k largest values, largest first, ties in index order: exactly
+    `np.argsort(-values, kind="stable")[:k]`, without sorting all of them (the lexical set of a
+    common word holds tens of thousands)."""
+    if len(values) <= k:
+        return np.argsort(-values, kind="stable")
+    kth = np.partition(values, len(values) - k)[len(values) - k]
+    # Every value from the k-th largest on, ties included, in index order; then the stable sort.
+    at_least = np.flatnonzero(values >= kth)
+    return at_least[np.argsort(-values[at_least], kind="stable")][:k]
 
 
 def current_turn(snap: Snapshot, query: str, now_us: int) -> int | None:
@@ -176,12 +223,12 @@ def window_positions(snap: Snapshot, window: TimeWindow | None) -> npt.NDArray[n
 
 def record_positions(snap: Snapshot) -> npt.NDArray[np.int64]:
     """Positions of every check, quiz and taught note: the record a record question is about."""
-    return np.flatnonzero(np.isin(snap.kind, [KIND_CODES[k] for k in RECORD_KINDS]))
+    return np.flatnonzero(_RECORD_KIND[snap.kind])
 
 
 def last_turns(snap: Snapshot) -> npt.NDArray[np.int64]:
     """Positions of the last WINDOW_TURNS conversation turns, newest first (WINDOW mode)."""
-    conversation = np.flatnonzero(np.isin(snap.kind, [KIND_CODES[k] for k in CONVERSATION_KINDS]))
+    conversation = np.flatnonzero(_CONVERSATION_KIND[snap.kind])
     order = np.argsort(snap.occurred_at_us[conversation], kind="stable")
     return conversation[order[-WINDOW_TURNS:]][::-1].astype(np.int64)
 
@@ -201,5 +248,6 @@ def same_as(
         copies = copies[(at >= window.start_us) & (at < window.end_us)]
     if leave_out is not None:
         copies = copies[copies != leave_out]
-    own = int(snap.ids[pos])
-    return (own, *(int(i) for i in snap.ids[copies] if int(i) != own))
+    own = snap.ids[pos]
+    others = snap.ids[copies]
+    return (int(own), *others[others != own].tolist())

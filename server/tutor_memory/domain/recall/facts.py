@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.episodes import Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.recall.block_text import sizing_line
 from tutor_memory.domain.recall.narration import is_narration
@@ -101,18 +102,23 @@ def stems_from_text(stored: str) -> tuple[tuple[str, int], ...]:
 
 
 def recall_facts(
-    episodes: Sequence[NewEpisode | StoredEpisode], counter: TokenCounter
+    episodes: Sequence[NewEpisode | StoredEpisode],
+    counter: TokenCounter,
+    budget: WorkBudget | None = None,
 ) -> list[RecallFacts]:
+    """The facts of each episode; `budget` is checked at each episode and each sentence of a
+    narration check."""
+    budget = budget or unlimited()
     sizes = counter.count_many([sizing_line(ep.kind, ep.summary) for ep in episodes])
     facts = []
-    for ep, size in zip(episodes, sizes, strict=True):
+    for ep, size in budget.each(zip(episodes, sizes, strict=True)):
         summary, text = normalise(ep.summary), normalise(ep.text)
         language, stems = document_terms(f"{summary} {text}")
         facts.append(
             RecallFacts(
                 dup_key=duplicate_key(ep.kind, summary, text),
                 tokens=size,
-                flagged=is_account_of_the_record(ep),
+                flagged=is_account_of_the_record(ep, budget),
                 language=language,
                 stems=tuple(stems.most_common()),
             )
@@ -120,7 +126,9 @@ def recall_facts(
     return facts
 
 
-def is_account_of_the_record(ep: NewEpisode | StoredEpisode) -> bool:
+def is_account_of_the_record(
+    ep: NewEpisode | StoredEpisode, budget: WorkBudget | None = None
+) -> bool:
     """Whether the episode recounts the record rather than being part of it: the nightly
     digest, and the tutor's narration of a period (R2.6). Neither counts as a record of a
     period, fills an empty one, or is recalled as a memory of it."""
@@ -128,7 +136,7 @@ def is_account_of_the_record(ep: NewEpisode | StoredEpisode) -> bool:
         return True
     # Only the tutor narrates the record; the time of writing anchors "last week".
     return ep.kind is Kind.ANSWER and is_narration(
-        f"{ep.summary}\n{ep.text}", ep.occurred_at_us, "UTC"
+        f"{ep.summary}\n{ep.text}", ep.occurred_at_us, "UTC", budget
     )
 
 

@@ -20,6 +20,10 @@ import numpy.typing as npt
 BM25_K1 = 1.2
 BM25_B = 0.75
 
+# Hits are summed per episode of the whole chain once they number at least 1/DENSE_SHARE of it
+# (cheaper than sorting them from there), else after sorting them.
+DENSE_SHARE = 8
+
 Postings = tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]
 
 
@@ -47,6 +51,15 @@ def bm25(
     if not hit_positions:
         return np.empty(0, np.int64), np.empty(0, np.float32)
     positions = np.concatenate(hit_positions)
+    weights = np.concatenate(hit_scores)
+    if len(positions) * DENSE_SHARE >= n:
+        # Many hits (a common word): adding into one slot per episode beats sorting the hits.
+        # Either way each episode's terms are added in the same order, so the sums are equal.
+        sums = np.bincount(positions, weights=weights, minlength=n)
+        hit = np.zeros(n, dtype=bool)
+        hit[positions] = True
+        unique = np.flatnonzero(hit)
+        return unique.astype(np.int64), sums[unique].astype(np.float32)
     unique, inverse = np.unique(positions, return_inverse=True)
-    scores = np.bincount(inverse, weights=np.concatenate(hit_scores))
+    scores = np.bincount(inverse, weights=weights)
     return unique.astype(np.int64), scores.astype(np.float32)

@@ -15,7 +15,8 @@ rules decide it:
   "in July 1789" names none).
 
 `record_topic` says what a record question is about: the content words left once the record
-phrase, the time words, stop words, fillers and discourse words are taken out ("what did I get
+phrase, the time words, stop words, fillers, discourse words, past forms, numbers and scope phrases
+("so far", "overall", "last time": `scope_words`) are taken out ("what did I get
 wrong about fractions?" -> "fractions"; "what did we do last week?" -> None). A record question
 with a topic is recall *within* the record about that topic; without one, it is about the whole
 record (or the whole period).
@@ -24,6 +25,7 @@ record (or the whole period).
 from __future__ import annotations
 
 import functools
+import re
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.conceptmap.teaching import is_question
@@ -37,6 +39,14 @@ from tutor_memory.domain.text.words import clitics, stop_words, words
 _REFERENCE_US = 1_773_835_200_000_000  # 2026-03-18T12:00Z
 # A topic longer than this is a sentence, not a topic: its first words are kept.
 MAX_TOPIC_WORDS = 5
+# A worked exercise in the message: an equals sign, or an operator between two numbers ("3/4 +
+# 1/2", "2x + 3"). A question that carries its exercise asks about it ("where did I go wrong here?
+# 3/4 + 1/2 = 4/6"), not about the record, whatever its words.
+# A name: a capitalised word of two letters or more, in any script with case (English "I" is
+# none); and what ends a sentence before it.
+_NAME = re.compile(r"[^\W\d_]{2,}")
+_SENTENCE_ENDS = frozenset(".!?¿¡؟:;\"'«“")
+_EXERCISE = re.compile(r"=|\d\s*[-+*/\u00d7\u00f7^]\s*\(?\d")
 
 
 @functools.cache
@@ -63,7 +73,17 @@ def _not_topic() -> frozenset[str]:
     """Words that are never a record question's topic."""
     out = set(stop_words())
     for data in lang.all_languages():
-        for field in (data.fillers, data.discourse_words, data.pronouns, data.question_words):
+        for field in (
+            data.fillers,
+            data.discourse_words,
+            data.pronouns,
+            data.question_words,
+            data.number_words,
+            # A past form is the question's verb ("what have we *done* together"), never its
+            # topic.
+            data.past_forms,
+            data.past_person_forms,
+        ):
             out |= {w for p in field for w in words(p)}
         for phrase in data.record_triggers + data.asking_verbs:
             out |= {w for w in words(phrase) if w not in ("*", "**")}
@@ -82,6 +102,16 @@ def _asks(query: str, tokens: list[str]) -> bool:
     return is_question(query) or any(True for _ in _requests().find_all(tokens))
 
 
+def carries_exercise(query: str) -> bool:
+    """Whether the message carries a worked exercise (see `_EXERCISE`)."""
+    return _EXERCISE.search(query) is not None
+
+
+def asks(query: str) -> bool:
+    """Whether `query` asks something: a question, or a request ("show me", "dimmi")."""
+    return _asks(query, words(query))
+
+
 @functools.cache
 def _persons() -> PhraseIndex[None]:
     """First- and second-person words ("I", "we", "my", "you"): the student and the tutor."""
@@ -96,9 +126,29 @@ def _between_us(tokens: list[str]) -> bool:
     return any(True for _ in _persons().find_all(tokens))
 
 
+def about_someone_else(query: str) -> bool:
+    """Whether `query` names someone (a capitalised word past the first of its sentence:
+    "What exercises has John done?") while neither the student nor the tutor is in it: a
+    question about that person's past, not the student's record."""
+    named = any(
+        m.group()[0].isupper()
+        for m in _NAME.finditer(query)
+        if not _sentence_start(query, m.start())
+    )
+    return named and not _between_us(words(query))
+
+
+def _sentence_start(query: str, at: int) -> bool:
+    before = query[:at].rstrip()
+    return not before or before[-1] in _SENTENCE_ENDS
+
+
 def is_record_question(query: str) -> bool:
     """True if `query` asks about the student's own record: mistakes, what was studied, progress,
-    what happened in a period of their calendar."""
+    what happened in a period of their calendar. A message that carries a worked exercise asks
+    about that exercise."""
+    if carries_exercise(query):
+        return False
     tokens = words(query)
     if _trigger_matches(tokens):
         return True
@@ -111,6 +161,14 @@ def is_record_question(query: str) -> bool:
         and _between_us(tokens)
         and parse_time_window(query, _REFERENCE_US, "UTC") is not None
     )
+
+
+@functools.cache
+def _scope() -> PhraseIndex[None]:
+    entries = []
+    for data in lang.all_languages():
+        entries += [(compile_phrase(p), None, ()) for p in data.scope_words]
+    return PhraseIndex(entries)
 
 
 @functools.cache
@@ -131,11 +189,15 @@ def record_topic(query: str) -> str | None:
     triggers = _trigger_matches(tokens)
     skip = _not_topic()
     time_words = {t for t in tokens if has_time_words(t)}
+    # Scope phrases ("so far", "last time", "since we started") are masked as a whole: their words
+    # alone may be content words ("far", "time", "started").
+    scope = {i for m in _scope().find_all(tokens) for i in range(m.start, m.end)}
 
     def content(start: int) -> list[str]:
         kept: list[str] = []
-        for t in tokens[start:]:
-            if t in time_words or t.isdigit():
+        for i in range(start, len(tokens)):
+            t = tokens[i]
+            if t in time_words or i in scope or any(c.isdigit() for c in t):
                 if kept:
                     break
                 continue

@@ -331,13 +331,16 @@ class _Reader:
         return j
 
     def between(self, i: int) -> tuple[_Period | None, int] | None:
-        """ "between 3 and 10 may [2025]", "between 3 may and 10 june"."""
+        """ "between 3 and 10 may [2025]", "between 3 may and 10 june", "between may 3 and may 10
+        [2025]"."""
         j = self._skip_words(i + 1)
-        first_day = self.day_at(j)
+        first_day, first_month = self.day_at(j), self.month_at(j + 1)
+        after_first = j + (2 if first_month is not None else 1)
+        if first_day is None and self.month_at(j) is not None:
+            first_day, first_month, after_first = self.day_at(j + 1), self.month_at(j), j + 2
         if first_day is None:
             return None
-        first_month = self.month_at(j + 1)
-        j = self._skip_words(j + (2 if first_month is not None else 1))
+        j = self._skip_words(after_first)
         second = self.dated(j)
         if second is None or second[0] is None:
             return None
@@ -357,9 +360,33 @@ class _Reader:
         nxt = self.at(i + 1)
         return self.at(i) == _AGO and nxt not in UNITS and nxt not in _LAST and _number(nxt) is None
 
+    def full_date(self, i: int) -> tuple[_Period | None, int] | None:
+        """A day with its month at i ("23 january [2022]", "may 23 [2023]"), or None."""
+        if (self.day_at(i) is None or self.month_at(i + 1) is None) and (
+            self.month_at(i) is None or self.day_at(i + 1) is None
+        ):
+            return None
+        return self.dated(i)
+
     def first(self) -> tuple[_Period, int, int] | None:
-        """The first period the reading names: (period, start, end)."""
-        i = 0
+        """The first period the reading names: (period, start, end). A period counted from today
+        ("last Friday", "last week", "the weekend") gives way to a full date later in the same
+        reading ("last Friday, on 23 January"; "the Sunday before October 25"): such a period is
+        counted from that date, which this reader does not do, and the date is the nearer
+        reading of the two."""
+        relative = self._first_from(0)
+        if relative is None or self.full_date(relative[1]) is not None:
+            return relative
+        _, start, end = relative
+        if self.relative(start) is None and self.named_day(start) is None:
+            return relative
+        for k in range(end, len(self.t)):
+            found = self.full_date(k)
+            if found is not None and found[0] is not None:
+                return found[0], k, found[1]
+        return relative
+
+    def _first_from(self, i: int) -> tuple[_Period, int, int] | None:
         while i < len(self.t):
             word = self.t[i]
             if word == "since":

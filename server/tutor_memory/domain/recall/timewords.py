@@ -92,6 +92,12 @@ class _Vocabulary:
     year_words: frozenset[str]  # every language's words for "year"
     month_names: frozenset[str]  # every language's month names (single words)
     false_friends: PhraseIndex[None]
+    # Weekday names that are also ordinals (Portuguese "segunda", "quinta"), the words that may
+    # follow one that is a day ("feira"), and every language's articles, before which it is the
+    # ordinal.
+    ordinal_weekdays: frozenset[str]
+    weekday_suffixes: frozenset[str]
+    articles: frozenset[str]
 
 
 _SETTINGS = Settings()
@@ -184,6 +190,9 @@ def _vocabulary() -> _Vocabulary:
         frozenset(year_words),
         frozenset(w for n in full_months for w in n.split()),
         false_friends,
+        frozenset(w for d in lang.all_languages() for p in d.ordinal_weekdays for w in words(p)),
+        frozenset(w for d in lang.all_languages() for p in d.weekday_suffixes for w in words(p)),
+        frozenset(w for d in lang.all_languages() for p in d.articles for w in words(p)),
     )
 
 
@@ -309,6 +318,13 @@ def _masked(raw: str, language: _Language) -> str:
             continue
         if token in language.weekday_abbreviations:
             masked[i] = True
+        elif token in vocab.ordinal_weekdays:
+            # Right after an article it is the ordinal ("a segunda lei", "la segunda ley"), unless
+            # the day's own suffix follows ("a segunda-feira passada"); "na segunda", "sexta
+            # passada" and a bare "segunda" stay days.
+            masked[i] = (
+                token_at(i - 1) in vocab.articles and token_at(i + 1) not in vocab.weekday_suffixes
+            )
         elif token in vocab.ambiguous or token in language.abbreviations:
             masked[i] = not introduced(i)
     # Only "the 12th" / "on 12th" is a day of the month: "Caroline's 18th birthday" is not.

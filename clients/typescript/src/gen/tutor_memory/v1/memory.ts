@@ -693,51 +693,92 @@ export function claimToJSON(object: Claim): string {
 
 /** A file cited by an episode, with the file's fingerprint at that moment. */
 export interface Evidence {
+  /** Limit: as an id, at most 256 characters */
   fileId: string;
-  /** 1-based page; 0 when the citation is not page-specific. */
+  /**
+   * 1-based page; 0 when the citation is not page-specific.
+   * Limit: 0 (the whole file) or a 1-based page
+   */
   page: number;
-  /** sha256 of the file's bytes, 64 lowercase hex characters. */
+  /**
+   * sha256 of the file's bytes, 64 lowercase hex characters.
+   * Limit: 64 lowercase hex characters (the sha256 of the file's bytes)
+   */
   fileFingerprint: string;
 }
 
 export interface CheckResult {
+  /** Limit: required: CHECK_OUTCOME_RIGHT or CHECK_OUTCOME_WRONG */
   outcome: CheckOutcome;
+  /** Limit: required; one line without control characters, at most 200 characters */
   topic: string;
-  /** The mastery (0..1) the tutor predicted before the check, when it made a prediction. */
+  /**
+   * The mastery (0..1) the tutor predicted before the check, when it made a prediction.
+   * Limit: unset, or a number from 0 to 1
+   */
   predictedMastery?: number | undefined;
 }
 
 export interface QuizResult {
+  /** Limit: at most total */
   correct: number;
+  /** Limit: at least 1 */
   total: number;
 }
 
 /** What a client sends to append an episode. */
 export interface NewEpisode {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
+  /** Limit: required; any kind but EPISODE_KIND_CONSOLIDATION (the nightly cycle's own) */
   kind: EpisodeKind;
-  /** One line, no line breaks. */
+  /**
+   * One line, no line breaks.
+   * Limit: required; one line without control characters, at most 500 characters
+   */
   summary: string;
+  /** Limit: at most 65,536 bytes of UTF-8, no NUL */
   text: string;
-  /** Names of the concepts the episode touches. */
+  /**
+   * Names of the concepts the episode touches.
+   * Limit: at most 64, each one line of at most 200 characters, no two alike
+   */
   concepts: string[];
-  /** When it happened, by the client's clock (so histories can be replayed). Unset means now. */
-  occurredAt?: Date | undefined;
+  /**
+   * When it happened, by the client's clock (so histories can be replayed). Unset means now.
+   * Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+   *   the server's clock; unset means now
+   */
+  occurredAt?:
+    | Date
+    | undefined;
+  /** Limit: at most 32 items */
   evidence: Evidence[];
-  /** Required for EPISODE_KIND_CHECK, forbidden otherwise. */
+  /** Limit: required for EPISODE_KIND_CHECK, refused on any other kind */
   check?:
     | CheckResult
     | undefined;
-  /** Required for EPISODE_KIND_QUIZ, forbidden otherwise. */
+  /** Limit: required for EPISODE_KIND_QUIZ, refused on any other kind */
   quiz?:
     | QuizResult
     | undefined;
-  /** Idempotency key, unique within the chain. Optional for AppendEpisode, required for batches. */
+  /**
+   * Idempotency key, unique within the chain. Optional for AppendEpisode, required for batches.
+   * Limit: one line without control characters, at most 200 characters; required in IngestEpisodes
+   */
   clientKey: string;
   /**
    * Must be left unset: salience is fixed by what the episode is (SPEC R1.3), never by the caller.
    * Present only so that a client that tries gets a precise INVALID_ARGUMENT.
+   * Limit: must be unset
    */
   salience?: number | undefined;
 }
@@ -766,6 +807,7 @@ export interface Episode {
 }
 
 export interface AppendEpisodeRequest {
+  /** Limit: required (the limits of its fields are NewEpisode's) */
   episode?: NewEpisode | undefined;
 }
 
@@ -782,6 +824,10 @@ export interface AppendEpisodeReply {
  * up to a few hundred KiB) costs far less per item than one per message.
  */
 export interface IngestEpisodesRequest {
+  /**
+   * Limit: at most 100,000 items per call (all messages of the stream), each message at most 32 MiB
+   *   (the server's --max-message-bytes)
+   */
   episodes: NewEpisode[];
 }
 
@@ -827,16 +873,33 @@ export interface ImportEpisodesReply {
 }
 
 export interface ListEpisodesRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
-  /** Inclusive lower and exclusive upper bound on occurred_at; either may be unset. */
-  occurredFrom?: Date | undefined;
+  /**
+   * Inclusive lower and exclusive upper bound on occurred_at; either may be unset.
+   * Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z
+   */
+  occurredFrom?:
+    | Date
+    | undefined;
+  /** Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z */
   occurredTo?:
     | Date
     | undefined;
-  /** At most 1000; 0 means 100. */
+  /** Limit: at most 1,000; 0 means 100 */
   pageSize: number;
-  /** From a previous reply's next_page_token; must be used with the same filters. */
+  /**
+   * From a previous reply's next_page_token; must be used with the same filters.
+   * Limit: empty, or a next_page_token as issued (at most 256 characters)
+   */
   pageToken: string;
 }
 
@@ -858,22 +921,46 @@ export interface ChainBreak {
  * described in the README (tenant, student, subject, length, head hash, created_at).
  */
 export interface SignedCheckpoint {
+  /** Limit: not read: the signed payload names the chain, and the request's ids must match it */
   tenant: string;
+  /** Limit: not read: the signed payload names the chain, and the request's ids must match it */
   studentId: string;
+  /** Limit: not read: the signed payload names the chain, and the request's ids must match it */
   subjectId: string;
+  /** Limit: not negative */
   length: number;
+  /** Limit: exactly 32 bytes */
   headHash: Buffer;
-  createdAt?: Date | undefined;
+  /** Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Limit: at most 2,048 bytes */
   signedPayload: Buffer;
+  /** Limit: exactly 64 bytes */
   signature: Buffer;
-  /** Raw 32-byte Ed25519 public key of the server that signed it. */
+  /**
+   * Raw 32-byte Ed25519 public key of the server that signed it.
+   * Limit: exactly 32 bytes
+   */
   publicKey: Buffer;
 }
 
 export interface VerifyChainRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
-  /** Optional: a checkpoint issued earlier for this chain; the reply says whether it still holds. */
+  /**
+   * Optional: a checkpoint issued earlier for this chain; the reply says whether it still holds.
+   * Limit: optional; a checkpoint as Checkpoint issued it
+   */
   checkpoint?: SignedCheckpoint | undefined;
 }
 
@@ -890,7 +977,15 @@ export interface VerifyChainReply {
 }
 
 export interface CheckpointRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
 }
 
@@ -899,23 +994,45 @@ export interface CheckpointReply {
 }
 
 export interface BuildBlockRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
-  /** The student's message; may be empty (then recency is all there is). */
+  /**
+   * The student's message; may be empty (then recency is all there is).
+   * Limit: at most 8,000 characters; may be empty
+   */
   query: string;
-  /** The most tokens the block may use, as counted by the server's configured tokenizer. */
+  /**
+   * The most tokens the block may use, as counted by the server's configured tokenizer.
+   * Limit: 1 to 100,000
+   */
   budgetTokens: number;
-  /** The caller's clock, so that "last week" means the same thing on a replay. Unset: now. */
+  /**
+   * The caller's clock, so that "last week" means the same thing on a replay. Unset: now.
+   * Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z; unset means now
+   */
   now?:
     | Date
     | undefined;
-  /** IANA time zone of the student ("Europe/Rome"); calendar words and dates use it. Empty: UTC. */
+  /**
+   * IANA time zone of the student ("Europe/Rome"); calendar words and dates use it. Empty: UTC.
+   * Limit: empty (UTC) or an IANA time zone name of at most 64 characters
+   */
   timeZone: string;
+  /** Limit: a BlockMode value */
   mode: BlockMode;
   /**
    * Also return why each candidate of the turn was shown or dropped (BuildBlockReply.candidates).
    * The block is the same; it is ranked by the server's pure-Python reference of the ranking,
    * which records each step, so it is slower: for debugging, not for every turn.
+   * Limit: none (any value)
    */
   explain: boolean;
 }
@@ -1026,12 +1143,27 @@ export interface BuildBlockReply {
 }
 
 export interface AnnotateAnswerRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
-  /** The answer episode the tutor wrote for the turn. */
+  /**
+   * The answer episode the tutor wrote for the turn.
+   * Limit: required: an answer episode of the chain
+   */
   answerEpisodeId: number;
+  /** Limit: required; at most 1,024 characters, a block_id BuildBlock issued */
   blockId: string;
-  /** The memory ids of the block shown for that turn (BuildBlockReply.memories). */
+  /**
+   * The memory ids of the block shown for that turn (BuildBlockReply.memories).
+   * Limit: at most 60, each one the named block showed
+   */
   memoryIds: number[];
 }
 
@@ -1054,33 +1186,76 @@ export interface AnnotateAnswerReply {
 
 /** A concept as an extractor returns it (SPEC R3.1). */
 export interface ConceptInput {
+  /**
+   * Limit: required; one line without control characters, at most 200 characters; judged as a
+   *   concept name
+   */
   name: string;
-  /** One sentence. */
+  /**
+   * One sentence.
+   * Limit: one line without control characters, at most 500 characters
+   */
   summary: string;
+  /** Limit: at most 1,000 bytes of UTF-8, no NUL */
   definition: string;
   /**
    * Names of other concepts of the same extraction this one builds on. A name that is not in the
    * extraction is an assumed prerequisite (R3.4).
+   * Limit: at most 16, each one line of at most 200 characters
    */
   buildsOn: string[];
-  /** 1-based pages of the file that explain it. */
+  /**
+   * 1-based pages of the file that explain it.
+   * Limit: at most 200, each a page of the file
+   */
   pages: number[];
 }
 
 export interface IngestFileRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
-  /** The caller's stable name for the file; new bytes under the same id are a new version. */
+  /**
+   * The caller's stable name for the file; new bytes under the same id are a new version.
+   * Limit: as an id, at most 256 characters
+   */
   fileId: string;
-  /** Used to tell the format: .pdf, .md/.markdown or .txt (media_type wins when set). */
+  /**
+   * Used to tell the format: .pdf, .md/.markdown or .txt (media_type wins when set).
+   * Limit: one line without control characters, at most 256 characters
+   */
   filename: string;
-  /** "application/pdf", "text/markdown" or "text/plain"; may be empty. */
+  /**
+   * "application/pdf", "text/markdown" or "text/plain"; may be empty.
+   * Limit: one line without control characters, at most 128 characters
+   */
   mediaType: string;
+  /**
+   * Limit: at most 25 MiB; at most 2,000 pages and 5,000,000 characters of text; lines of at most
+   *   100,000 characters; Markdown nested at most 16 levels, every code fence closed
+   * Limit: a PDF's page tree at most 32 levels deep; arrays of at most 50,000 items; a stream
+   *   inflates to at most 16 MiB; the pages draw at most 10 times the file's size of content (at
+   *   least 4 MiB, at most 64 MiB); at most 1,000 forms drawn per page
+   */
   content: Buffer;
+  /**
+   * Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+   *   the server's clock; unset means now
+   */
   occurredAt?:
     | Date
     | undefined;
-  /** Concepts the caller's own model extracted. Empty: the built-in offline extractor runs. */
+  /**
+   * Concepts the caller's own model extracted. Empty: the built-in offline extractor runs.
+   * Limit: at most 40
+   */
   concepts: ConceptInput[];
 }
 
@@ -1110,9 +1285,22 @@ export interface IngestFileReply {
 }
 
 export interface RemoveFileRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
+  /** Limit: as an id, at most 256 characters */
   fileId: string;
+  /**
+   * Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+   *   the server's clock; unset means now
+   */
   occurredAt?: Date | undefined;
 }
 
@@ -1137,10 +1325,19 @@ export interface Passage {
 }
 
 export interface SearchPassagesRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
+  /** Limit: required; at most 8,000 characters */
   query: string;
-  /** At most 50; 0 means 5. */
+  /** Limit: at most 50; 0 means 5 */
   limit: number;
 }
 
@@ -1181,7 +1378,15 @@ export interface ConceptEdge {
 }
 
 export interface GetMapRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
 }
 
@@ -1203,13 +1408,26 @@ export interface ConceptCycle {
 }
 
 export interface TeachRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
   /**
    * The person's sentence, e.g. "Remember that in our class we call the mitochondria the
    * powerhouse of the cell". It must carry a teaching trigger; a question never teaches.
+   * Limit: required; at most 65,536 bytes of UTF-8, no NUL; a teaching phrase, and not a question
    */
   text: string;
+  /**
+   * Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+   *   the server's clock; unset means now
+   */
   occurredAt?: Date | undefined;
 }
 
@@ -1223,20 +1441,48 @@ export interface TeachReply {
 }
 
 export interface RecordCheckRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
-  /** What was checked: a concept name or a phrase. */
+  /**
+   * What was checked: a concept name or a phrase.
+   * Limit: required; one line without control characters, at most 200 characters
+   */
   topic: string;
+  /** Limit: required: CHECK_OUTCOME_RIGHT or CHECK_OUTCOME_WRONG */
   outcome: CheckOutcome;
-  /** The tutor's evaluation of the answer; used to route a phrase topic to a concept. */
+  /**
+   * The tutor's evaluation of the answer; used to route a phrase topic to a concept.
+   * Limit: at most 32,704 bytes of UTF-8, no NUL
+   */
   evaluation: string;
-  /** The mastery (0..1) the tutor predicted before the check. */
-  predictedMastery?: number | undefined;
+  /**
+   * The mastery (0..1) the tutor predicted before the check.
+   * Limit: unset, or a number from 0 to 1
+   */
+  predictedMastery?:
+    | number
+    | undefined;
+  /** Limit: at most 32,704 bytes of UTF-8, no NUL */
   studentAnswer: string;
+  /**
+   * Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+   *   the server's clock; unset means now
+   */
   occurredAt?:
     | Date
     | undefined;
-  /** Idempotency key, as for AppendEpisode. */
+  /**
+   * Idempotency key, as for AppendEpisode.
+   * Limit: one line without control characters, at most 200 characters
+   */
   clientKey: string;
 }
 
@@ -1275,9 +1521,20 @@ export interface RecordCheckReply {
 }
 
 export interface GetBeliefHistoryRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
-  /** Empty: every concept. */
+  /**
+   * Empty: every concept.
+   * Limit: empty (every concept), or one line of at most 200 characters
+   */
   concept: string;
 }
 
@@ -1294,7 +1551,15 @@ export interface GetBeliefHistoryReply {
 }
 
 export interface RederiveRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
 }
 
@@ -1323,7 +1588,15 @@ export interface Calibration {
 }
 
 export interface GetReportRequest {
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   studentId: string;
+  /**
+   * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
+   *   space at either end
+   */
   subjectId: string;
 }
 
@@ -1347,24 +1620,43 @@ export interface GetReportReply {
 }
 
 export interface ConsolidateRequest {
-  /** Both empty: every chain of the caller's tenant. student_id alone: that student's chains. */
+  /**
+   * Both empty: every chain of the caller's tenant. student_id alone: that student's chains.
+   * Limit: empty, or an id as in every request (1 to 128 characters; no control, invisible,
+   *   bidirectional or separator characters, no space at either end); subject_id only with
+   *   student_id
+   */
   studentId: string;
+  /**
+   * Limit: empty, or an id as in every request (1 to 128 characters; no control, invisible,
+   *   bidirectional or separator characters, no space at either end); subject_id only with
+   *   student_id
+   */
   subjectId: string;
-  /** Days that end at or before this moment are digested. Unset: now. Not in the future. */
+  /**
+   * Days that end at or before this moment are digested. Unset: now. Not in the future.
+   * Limit: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, and not more than 300 s ahead of
+   *   the server's clock; unset means now
+   */
   now?:
     | Date
     | undefined;
   /**
    * Ignored: the cycle works by whole days of the chain's time zone (see time_zone).
+   * Limit: none (ignored)
    *
    * @deprecated
    */
   windowHours: number;
-  /** Citations verified per chain per run; 0 means 200, at most 10000. */
+  /**
+   * Citations verified per chain per run.
+   * Limit: at most 10,000; 0 means 200
+   */
   citationBatch: number;
   /**
    * IANA time zone of a chain's days, fixed by the chain's first run (later runs keep it).
    * Empty: UTC.
+   * Limit: empty (UTC) or an IANA time zone name of at most 64 characters
    */
   timeZone: string;
 }

@@ -1,0 +1,83 @@
+"""The turns' query embeddings: one per query, batched while the model is busy, errors to every
+waiting turn."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from tutor_memory.app.query_embeddings import QueryEmbeddings
+from tutor_memory.models.embedder import UseOnnxEmbedder
+
+
+class GatedEmbedder:
+    """Embeds each text as [len(text), 0, ...]; its first call waits for `release`."""
+
+    dim = 4
+    model_id = "gated"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.started = threading.Event()
+        self.batches: list[list[str]] = []
+        self.fail = False
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.batches.append(list(texts))
+        self.started.set()
+        self.release.wait(5)
+        if self.fail:
+            raise RuntimeError("model failed")
+        out = np.zeros((len(texts), self.dim), np.float32)
+        out[:, 0] = [len(t) for t in texts]
+        return out
+
+
+@pytest.fixture
+def pool() -> Iterator[ThreadPoolExecutor]:
+    with ThreadPoolExecutor(1) as executor:
+        yield executor
+
+
+def test_queries_that_arrive_while_the_model_runs_go_through_it_together(
+    pool: ThreadPoolExecutor,
+) -> None:
+    model = GatedEmbedder()
+    queries = QueryEmbeddings(model, pool, max_batch=3)
+    first = queries.submit("a")
+    assert model.started.wait(5)
+    later = [queries.submit("b" * n) for n in range(1, 6)]
+    model.release.set()
+    assert first.result(5)[0] == 1
+    assert [f.result(5)[0] for f in later] == [1, 2, 3, 4, 5]
+    assert model.batches == [["a"], ["b", "bb", "bbb"], ["bbbb", "bbbbb"]]
+
+
+def test_a_failed_batch_fails_each_of_its_queries_and_the_next_batch_runs(
+    pool: ThreadPoolExecutor,
+) -> None:
+    model = GatedEmbedder()
+    queries = QueryEmbeddings(model, pool)
+    model.fail = True
+    failing = queries.submit("x")
+    assert model.started.wait(5)
+    also_failing = queries.submit("y")
+    model.release.set()
+    with pytest.raises(RuntimeError, match="model failed"):
+        failing.result(5)
+    with pytest.raises(RuntimeError, match="model failed"):
+        also_failing.result(5)
+    model.fail = False
+    assert queries.submit("zz").result(5)[0] == 2
+
+
+def test_a_query_alone_gets_the_vector_the_model_gives_it(
+    pool: ThreadPoolExecutor, embedder: UseOnnxEmbedder
+) -> None:
+    got = QueryEmbeddings(embedder, pool).submit("What is osmosis?").result(5)
+    assert np.array_equal(got, embedder.embed(["What is osmosis?"])[0])
