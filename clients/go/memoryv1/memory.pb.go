@@ -1514,8 +1514,12 @@ func (x *IngestEpisodesReply) GetItems() []*IngestItemResult {
 
 // As IngestEpisodesRequest: every item carries a client_key.
 type ImportEpisodesRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Episodes      []*NewEpisode          `protobuf:"bytes,1,rep,name=episodes,proto3" json:"episodes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: no cap on items per call (each chunk is acknowledged as it commits); each message at
+	//
+	//	most 32 MiB (the server's --max-message-bytes); the stream waits while 50,000 episodes wait
+	//	for their embedding
+	Episodes      []*NewEpisode `protobuf:"bytes,1,rep,name=episodes,proto3" json:"episodes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

@@ -851,6 +851,11 @@ export interface IngestEpisodesReply {
 
 /** As IngestEpisodesRequest: every item carries a client_key. */
 export interface ImportEpisodesRequest {
+  /**
+   * Limit: no cap on items per call (each chunk is acknowledged as it commits); each message at
+   *   most 32 MiB (the server's --max-message-bytes); the stream waits while 50,000 episodes wait
+   *   for their embedding
+   */
   episodes: NewEpisode[];
 }
 
