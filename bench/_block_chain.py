@@ -14,6 +14,7 @@ import os
 import random
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import grpc
@@ -27,6 +28,7 @@ from tutor_memory.domain.recall.block import BlockRequest, Mode
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.store.sqlite.migrate import migrations
 from tutor_memory_client import ingest_messages
+from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 # Where filled chains are kept between runs ($TUTOR_MEMORY_BENCH_CACHE overrides it).
@@ -63,6 +65,9 @@ def chain_data_dir(n: int) -> Path:
             reply = stub.IngestEpisodes(ingest_messages(episodes), timeout=FILL_TIMEOUT_S)
             if reply.inserted != n:
                 raise RuntimeError(f"filled {reply.inserted} of {n} episodes")
+            # The import is acknowledged before its embeddings (app/embedding_queue.py): the
+            # directory is complete once the queue has stored every vector.
+            _wait_for_vectors(stub, time.monotonic() + FILL_TIMEOUT_S)
     finally:
         server.terminate()
     (filling / "complete").touch()
@@ -71,10 +76,21 @@ def chain_data_dir(n: int) -> Path:
     return target
 
 
+def _wait_for_vectors(stub: pb_grpc.MemoryStub, deadline: float) -> None:
+    request = pb.BuildBlockRequest(
+        student_id=CHAIN.student, subject_id=CHAIN.subject, query="cells", budget_tokens=100
+    )
+    while stub.BuildBlock(request, timeout=60).vectors_pending:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the embeddings of the filled chain never caught up")
+        time.sleep(1.0)
+
+
 def open_services(data_dir: Path, embedder: Embedder | None = None) -> Services:
-    """The server's parts on `data_dir`, caches loaded, as `serve` starts them (no gRPC)."""
+    """The server's parts on `data_dir`, the chain loaded, as `serve` holds it after its first
+    call (no gRPC)."""
     services = build_services(ServerConfig(data_dir=data_dir / "data"), embedder=embedder)
-    services.ledger.rebuild_caches()
+    services.resident.ensure(CHAIN)
     return services
 
 

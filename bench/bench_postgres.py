@@ -44,7 +44,6 @@ from tests.helpers.server_process import ServerProcess
 
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from bench.bench_block import NOW, history, queries
-from bench.bench_ingest import short_episodes
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, validate_new_episode
 from tutor_memory.domain.recall.facts import recall_facts
 from tutor_memory.models.tokenizers import load_counter
@@ -72,6 +71,38 @@ DIM = 512
 HEAD_CHECKS = 2_000
 ROUNDS = 3
 CONFIGURATIONS = (("sqlite", 1), ("postgres-1", 1), ("postgres-2", 2))
+
+
+# Short tutoring episodes: templates in five languages, filled with concept names.
+_SHORT_TEMPLATES = [
+    "What is {c} and why does it matter?",
+    "Can you give me an example of {c}?",
+    "Che cos'è {c} e a cosa serve?",
+    "¿Me explicas otra vez qué es {c}?",
+    "Peux-tu m'expliquer {c} avec un exemple ?",
+    "ما هو {c} ولماذا هو مهم؟",
+]
+_CONCEPTS = [
+    "osmosis", "mitosis", "photosynthesis", "the cell membrane", "fractions", "derivatives",
+    "the French Revolution", "Newton's second law", "the water cycle", "past participles",
+]  # fmt: skip
+
+
+def short_episodes(n: int) -> list[pb.NewEpisode]:
+    out = []
+    for i in range(n):
+        template = _SHORT_TEMPLATES[i % len(_SHORT_TEMPLATES)]
+        text = template.format(c=_CONCEPTS[(i // len(_SHORT_TEMPLATES)) % len(_CONCEPTS)])
+        out.append(
+            pb.NewEpisode(
+                student_id=f"student-{i % 10}",
+                subject_id="biology",
+                kind=pb.EPISODE_KIND_QUESTION,
+                summary=text,
+                client_key=f"short-{i}",
+            )
+        )
+    return out
 
 
 @contextmanager

@@ -46,6 +46,16 @@ def postgres_url(postgres: PostgresCluster) -> Iterator[str]:
         postgres.drop_database(url)
 
 
+@pytest.fixture
+def postgres_url_2(postgres: PostgresCluster) -> Iterator[str]:
+    """A second fresh database, for tests that need two stores."""
+    url = postgres.create_database()
+    try:
+        yield url
+    finally:
+        postgres.drop_database(url)
+
+
 @pytest.fixture(params=STORE_KINDS)
 def store_kind(request: pytest.FixtureRequest) -> str:
     kind: str = request.param

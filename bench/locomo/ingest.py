@@ -27,6 +27,9 @@ from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 SUBJECT = "locomo"
 # Seconds one conversation's IngestEpisodes call may take (~700 turns take about one second).
 INGEST_TIMEOUT_S = 300.0
+# The acknowledgement comes before the embeddings (the server's embedding queue); the questions
+# are asked once every turn is searchable by meaning, read by polling this often.
+VECTORS_POLL_S = 0.1
 ELLIPSIS = "…"
 
 
@@ -82,6 +85,8 @@ def episodes_of(conversation: Conversation) -> list[pb.NewEpisode]:
 class Ingested:
     episode_of: dict[str, int]  # dia_id -> episode id
     seconds: float  # the IngestEpisodes call, from first message sent to reply
+    # From the reply until the chain's last embedding was in the index.
+    vectors_seconds: float = 0.0
 
     @property
     def dia_of(self) -> dict[int, str]:
@@ -106,4 +111,20 @@ def ingest(stub: pb_grpc.MemoryStub, conversation: Conversation) -> Ingested:
             + "; ".join(problems[:5])
         )
     prefix = f"{conversation.sample_id}/"
-    return Ingested({i.client_key.removeprefix(prefix): i.episode_id for i in reply.items}, seconds)
+    waited = wait_for_vectors(stub, conversation.sample_id)
+    return Ingested(
+        {i.client_key.removeprefix(prefix): i.episode_id for i in reply.items}, seconds, waited
+    )
+
+
+def wait_for_vectors(stub: pb_grpc.MemoryStub, student_id: str) -> float:
+    """Seconds until BuildBlock reports no episode of the chain waiting for its embedding."""
+    started = time.perf_counter()
+    request = pb.BuildBlockRequest(
+        student_id=student_id, subject_id=SUBJECT, query="when", budget_tokens=50
+    )
+    while stub.BuildBlock(request, timeout=INGEST_TIMEOUT_S).vectors_pending:
+        if time.perf_counter() - started > INGEST_TIMEOUT_S:
+            raise IngestFailed(f"{student_id}: the embeddings did not catch up")
+        time.sleep(VECTORS_POLL_S)
+    return time.perf_counter() - started

@@ -46,6 +46,9 @@ async def test_restart_keeps_episodes_and_rebuilds_the_vector_index(
         after = await h.list_all()
         assert after == before
         chain = ChainKey("tenant-a", "s1", "biology")
+        # Nothing is loaded at start: the chain loads on its first read.
+        assert not h.app.services.resident.is_resident(chain)
+        h.app.services.resident.ensure(chain)
         assert h.app.services.vectors.count(chain) == len(topics)
         query = embedder.embed(["how does water cross a membrane?"])[0]
         ids, _ = h.app.services.vectors.search(chain, query, 1)
@@ -128,9 +131,11 @@ def test_kill_9_mid_batch_loses_no_acknowledged_item(tmp_path: Path) -> None:
     assert in_flight_failed.is_set(), "the kill must land while a call is in flight"
     assert len(acknowledged) >= KILL_AFTER * ITEMS
 
-    # Nothing half-written: every stored episode has its embedding and its full-text entry.
+    # Nothing half-written: every stored episode has its recall facts; its embedding may still
+    # have been queued when the server died (the batch was acknowledged before it).
     episodes, vectors, facts = _table_counts(data_dir)
-    assert episodes == vectors == facts
+    assert episodes == facts
+    assert vectors <= episodes
     assert episodes >= len(acknowledged)
 
     restarted = ServerProcess(data_dir, tokens)
@@ -155,9 +160,22 @@ def test_kill_9_mid_batch_loses_no_acknowledged_item(tmp_path: Path) -> None:
             final = _verify(stub)
             assert final.ok
             assert final.length == CALLS * ITEMS
+            # The embeddings lost with the queue are computed again after the restart.
+            _wait_for_vectors(stub)
         assert _table_counts(data_dir) == (CALLS * ITEMS,) * 3
     finally:
         assert restarted.terminate() == 0
+
+
+def _wait_for_vectors(stub: pb_grpc.MemoryStub, timeout: float = 120.0) -> None:
+    """Until BuildBlock reports no episode of the chain waiting for its embedding."""
+    request = pb.BuildBlockRequest(
+        student_id="s1", subject_id="biology", query="cells", budget_tokens=300
+    )
+    deadline = time.monotonic() + timeout
+    while stub.BuildBlock(request, metadata=A).vectors_pending:
+        assert time.monotonic() < deadline, "the embeddings never caught up"
+        time.sleep(0.2)
 
 
 def _list_everything(stub: pb_grpc.MemoryStub) -> list[pb.Episode]:

@@ -88,7 +88,7 @@ async def test_same_client_key_with_other_content_is_already_exists(harness: Har
 
 
 async def test_batch_ingest_counts_and_retry_never_duplicates(harness: Harness) -> None:
-    n = INGEST_CHUNK * 2 + 17  # crosses chunk boundaries
+    n = max(INGEST_CHUNK * 2 + 17, 450)  # crosses chunk boundaries, holds the items below
     batch = [question(f"question number {i}", key=f"b-{i}", seconds=JAN_2025 + i) for i in range(n)]
     batch[5].kind = pb.EPISODE_KIND_UNSPECIFIED
     batch[300].client_key = ""

@@ -40,8 +40,11 @@ async def test_vector_index_is_per_chain(harness: Harness) -> None:
     b = (await harness.append(question("photosynthesis in leaves"), md=B)).episode
     services = harness.app.services
     query = services.embedder.embed(["photosynthesis"])[0]
-    ids_a, _ = services.vectors.search(ChainKey("tenant-a", "s1", "biology"), query, 10)
-    ids_b, _ = services.vectors.search(ChainKey("tenant-b", "s1", "biology"), query, 10)
+    chain_a, chain_b = ChainKey("tenant-a", "s1", "biology"), ChainKey("tenant-b", "s1", "biology")
+    services.resident.ensure(chain_a)
+    services.resident.ensure(chain_b)
+    ids_a, _ = services.vectors.search(chain_a, query, 10)
+    ids_b, _ = services.vectors.search(chain_b, query, 10)
     assert ids_a.tolist() == [a.episode_id]
     assert ids_b.tolist() == [b.episode_id]
 

@@ -7,10 +7,12 @@ SQLite file with `--sync`."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -27,8 +29,10 @@ from tests.helpers.harness import (
 from tests.helpers.stores import raw_database
 from tutor_memory.app.changes import Change
 from tutor_memory.app.config import ServerConfig
+from tutor_memory.app.sync import VECTOR_RECHECK_SECONDS
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 
 NOW = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
@@ -256,6 +260,67 @@ async def test_two_processes_over_one_sqlite_file_with_sync_read_each_others_wri
         reply = await b.append(question("And the ribosome?", key="k2"))
         assert reply.episode.seq == 3
         assert (await verify(a)).length == 3
+    finally:
+        await stop_harness(a)
+        await stop_harness(b)
+
+
+async def test_vectors_another_node_embeds_after_an_import_reach_this_nodes_index(
+    nodes: tuple[Harness, Harness], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = nodes
+    chain = ChainKey("tenant-a", STUDENT, SUBJECT)
+    await a.append(question("How do plants make sugar from light?", key="k0"))
+    await block(b, "photosynthesis")  # B holds the chain now
+    assert b.app.services.resident.is_resident(chain)
+    # A's embedding queue is held back until B has read the imported episodes.
+    queue = a.app.services.embedding
+    release = threading.Event()
+    embed_and_store = queue._embed_and_store
+
+    def held_back(batch: list[Any]) -> None:
+        release.wait(60)
+        embed_and_store(batch)
+
+    monkeypatch.setattr(queue, "_embed_and_store", held_back)
+    # An import through A is acknowledged before its embeddings: B sees the episodes at once,
+    # and their vectors once A's queue stored them.
+    imported = [question(f"Why do cells divide, part {i}?", key=f"d{i}") for i in range(20)]
+    reply = await a.stub.IngestEpisodes(ingest_messages(imported, 7), metadata=A)
+    assert reply.inserted == 20
+    assert len(shown(await block(b, "cells divide"))) >= 2
+    assert b.app.services.vectors.count(chain) == 1
+    release.set()
+    assert await asyncio.to_thread(queue.wait_idle, 60)
+    await asyncio.sleep(VECTOR_RECHECK_SECONDS)
+    await block(b, "cells divide")
+    assert b.app.services.vectors.count(chain) == 21
+    assert b.app.services.resident.missing_of(chain, 100) == []
+
+
+async def test_a_chain_evicted_on_one_node_reloads_with_what_the_other_wrote_meanwhile(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder
+) -> None:
+    a = await start_harness(server_config, embedder)
+    # B holds one chain at most: reading another evicts the first.
+    b = await start_harness(replace(server_config, cache_budget_bytes=1), embedder)
+    try:
+        chain = ChainKey("tenant-a", STUDENT, SUBJECT)
+        await a.append(question("How do plants make sugar from light?", key="k0"))
+        await block(b, "photosynthesis")
+        other = pb.BuildBlockRequest(
+            student_id="someone-else", subject_id=SUBJECT, query="osmosis", budget_tokens=500
+        )
+        await a.append(question("What is osmosis?", student="someone-else", key="o0"))
+        await b.stub.BuildBlock(other, metadata=A, timeout=30)
+        assert not b.app.services.resident.is_resident(chain)
+        written = await a.append(question("What does the mitochondrion do?", key="m0"))
+        reply = await block(b, "mitochondrion")
+        assert written.episode.episode_id in shown(reply)
+        table = b.app.services.tables.held(chain)
+        assert table is not None
+        assert len(table) == 2
+        assert b.app.services.vectors.count(chain) == 2
     finally:
         await stop_harness(a)
         await stop_harness(b)

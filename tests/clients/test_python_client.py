@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent import futures
 from pathlib import Path
 
 import grpc
@@ -11,7 +12,8 @@ import pytest
 
 from tests.helpers.harness import TOKEN_A, question, write_tokens_file
 from tests.helpers.server_process import ServerProcess
-from tutor_memory_client import MemoryClient, pb
+from tutor_memory_client import ITEMS_PER_MESSAGE, MemoryClient, pb
+from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +91,50 @@ def test_keyed_write_is_retried_until_the_server_is_back(tmp_path: Path) -> None
         timer.join()
         for proc in late:
             proc.terminate()
+
+
+class _BreakingImport(pb_grpc.MemoryServicer):
+    """Acknowledges the first message of the first ImportEpisodes stream, then breaks it with
+    UNAVAILABLE; later streams are acknowledged whole. Records the keys each stream carried."""
+
+    def __init__(self) -> None:
+        self.streams: list[list[str]] = []
+
+    def ImportEpisodes(
+        self, request_iterator: Iterator[pb.ImportEpisodesRequest], context: grpc.ServicerContext
+    ) -> Iterator[pb.ImportEpisodesReply]:
+        first = not self.streams
+        keys: list[str] = []
+        self.streams.append(keys)
+        for message in request_iterator:
+            reply = pb.ImportEpisodesReply()
+            for episode in message.episodes:
+                reply.items.add(
+                    index=len(keys),
+                    client_key=episode.client_key,
+                    status=pb.INGEST_STATUS_INSERTED,
+                    episode_id=1000 + len(keys),
+                )
+                keys.append(episode.client_key)
+            yield reply
+            if first:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "injected: the connection went away")
+
+
+def test_a_broken_import_resends_only_what_was_not_acknowledged() -> None:
+    fake = _BreakingImport()
+    server = grpc.server(futures.ThreadPoolExecutor(2))
+    pb_grpc.add_MemoryServicer_to_server(fake, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        batch = [question(f"q{i}", key=f"k{i}") for i in range(250)]
+        progress: list[pb.ImportEpisodesReply] = []
+        with MemoryClient(f"127.0.0.1:{port}", attempts=3) as client:
+            result = client.import_episodes(batch, on_progress=progress.append)
+    finally:
+        server.stop(None)
+    assert result.attempts == 2
+    assert fake.streams[1] == [f"k{i}" for i in range(ITEMS_PER_MESSAGE, 250)]
+    assert [(r.index, r.client_key) for r in result.items] == [(i, f"k{i}") for i in range(250)]
+    assert len(progress) >= 2

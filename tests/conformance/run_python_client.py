@@ -72,7 +72,7 @@ def batch_items(batch: dict[str, Any], student_id: str, subject_id: str) -> list
             k: v.replace("{i}", str(i)) if isinstance(v, str) else v
             for k, v in batch["template"].items()
         }
-        if i in batch["without_key"]:
+        if i in batch.get("without_key", ()):
             spec["client_key"] = ""
         items.append(new_episode(spec, student_id, subject_id))
     return items
@@ -131,6 +131,8 @@ def run(scenario: dict[str, Any], args: argparse.Namespace, checks: Checks) -> N
                 checks.equal(result.episode_id, partial.items[i].episode_id, f"item {i}: id")
             else:
                 checks.equal(result.status, pb.INGEST_STATUS_INSERTED, f"item {i}: status")
+
+        check_import(client, scenario["import"], student, checks)
 
         listed = list(
             client.list_episodes(student, subject, page_size=scenario["list"]["page_size"])
@@ -219,6 +221,41 @@ def check_forget(
     checks.expect(again.already_erased, "forget: a second call changes nothing")
     code, _ = rpc_code(lambda: client.forget_student(spec["unknown_student"]))
     checks.equal(code, grpc.StatusCode[spec["unknown_code"]], "forget: unknown student code")
+
+
+def check_import(client: MemoryClient, spec: dict[str, Any], student: str, checks: Checks) -> None:
+    """ImportEpisodes: progress per committed chunk, and a resumed import that stores only what
+    the first one did not."""
+    items = batch_items(spec, student, spec["subject_id"])
+    first = spec["acknowledged_first"]
+    replies: list[pb.ImportEpisodesReply] = []
+    done = client.import_episodes(items[:first], on_progress=replies.append)
+    checks.equal((done.inserted, done.duplicate, done.rejected), (first, 0, 0), "first import")
+    checks.equal(sum(len(r.items) for r in replies), first, "first import: items acknowledged")
+    replies.clear()
+    resumed = client.import_episodes(items, on_progress=replies.append)
+    checks.equal(
+        (resumed.inserted, resumed.duplicate, resumed.rejected),
+        (len(items) - first, first, 0),
+        "resumed import: inserted, duplicate, rejected",
+    )
+    checks.expect(
+        len(replies) >= spec["min_progress_replies"],
+        f"resumed import: {len(replies)} progress replies",
+    )
+    checks.equal(sum(len(r.items) for r in replies), len(items), "resumed import: acknowledged")
+    last = replies[-1] if replies else pb.ImportEpisodesReply()
+    checks.equal(
+        (last.inserted, last.duplicate, last.rejected),
+        (len(items) - first, first, 0),
+        "resumed import: totals of the last reply",
+    )
+    checks.equal([r.index for r in resumed.items], list(range(len(items))), "resumed: indices")
+    for i, result in enumerate(resumed.items):
+        want = pb.INGEST_STATUS_DUPLICATE if i < first else pb.INGEST_STATUS_INSERTED
+        checks.equal(result.status, want, f"resumed import item {i}: status")
+        if i < first:
+            checks.equal(result.episode_id, done.items[i].episode_id, f"import item {i}: id")
 
 
 def check_unreachable(

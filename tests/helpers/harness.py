@@ -3,6 +3,7 @@ two tenants' tokens."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,7 +75,15 @@ class Harness:
         reply: pb.IngestEpisodesReply = await self.stub.IngestEpisodes(
             ingest_messages(episodes, per_message), metadata=md
         )
+        # Their embeddings follow the acknowledgement (app/embedding_queue.py); the tests that
+        # ingest and then recall by meaning want them there.
+        await self.vectors_settled()
         return reply
+
+    async def vectors_settled(self) -> None:
+        """Waits until the embedding queue has embedded every committed episode."""
+        queue = self.app.services.embedding
+        assert await asyncio.to_thread(queue.wait_idle, 60.0), "the embedding queue never caught up"
 
     async def list_all(
         self, student: str = "s1", subject: str = "biology", md: object = A

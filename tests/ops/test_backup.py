@@ -78,6 +78,19 @@ def _blocks(stub: pb_grpc.MemoryStub) -> list[tuple[str, list[int], str]]:
     return out
 
 
+def _vectors_settled(stub: pb_grpc.MemoryStub, timeout: float = 120.0) -> None:
+    """Until no student's block reports episodes waiting for their embedding (an import is
+    acknowledged before its vectors are computed: app/embedding_queue.py)."""
+    deadline = time.monotonic() + timeout
+    for student in STUDENTS:
+        request = pb.BuildBlockRequest(
+            student_id=student, subject_id="biology", query=QUERIES[0], budget_tokens=100
+        )
+        while stub.BuildBlock(request, metadata=A, timeout=10).vectors_pending:
+            assert time.monotonic() < deadline, "the embeddings never caught up"
+            time.sleep(0.2)
+
+
 def _serve(data: Path, tokens: Path, *extra: str) -> ServerProcess:
     server = ServerProcess(data, tokens, *extra)
     server.wait_ready()
@@ -108,6 +121,8 @@ def test_a_backup_taken_during_a_batch_ingest_restores_verified_and_serves_the_s
             sending.join()
             assert replies[0].inserted == BATCH
             assert at_backup < BATCH, "the batch ended before the backup: nothing was tested"
+            # Blocks search by meaning: compare them once every acknowledged episode's vector is in.
+            _vectors_settled(stub)
             # A copy of the quiet, still running server, with a checkpoint taken before it.
             checkpoint = stub.Checkpoint(
                 pb.CheckpointRequest(student_id="s1", subject_id="biology"), metadata=A
@@ -155,6 +170,7 @@ def test_a_backup_taken_during_a_batch_ingest_restores_verified_and_serves_the_s
         with grpc.insecure_channel(server.target) as channel:
             stub = pb_grpc.MemoryStub(channel)
             assert {s: _chain(stub, s) for s in STUDENTS} == chains
+            _vectors_settled(stub)
             assert _blocks(stub) == blocks
             verified = stub.VerifyChain(
                 pb.VerifyChainRequest(student_id="s1", subject_id="biology", checkpoint=checkpoint),

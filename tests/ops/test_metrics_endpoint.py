@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 import urllib.request
 from pathlib import Path
 
@@ -67,7 +68,12 @@ def test_a_scrape_of_a_live_server_shows_the_counters_move(tmp_path: Path) -> No
             _calls(stub, 3)
             first = _scrape(port)
             _calls(stub, 2)
-            second = _scrape(port)
+            # Embeddings follow the acknowledgement (app/embedding_queue.py): scraped once the
+            # backlog is empty.
+            deadline = time.monotonic() + 60
+            while (second := _scrape(port))[("tutor_memory_embedding_backlog", ())] > 0:
+                assert time.monotonic() < deadline, "the embedding backlog never emptied"
+                time.sleep(0.1)
     finally:
         server.terminate()
 

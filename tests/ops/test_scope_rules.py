@@ -20,7 +20,7 @@ def test_every_rpc_of_the_proto_is_classified_and_nothing_else() -> None:
 def test_every_request_names_the_chains_it_reaches(method: str) -> None:
     request_class = getattr(pb, SERVICE.methods_by_name[method].input_type.name)
     request = request_class()
-    if method == "IngestEpisodes":
+    if method in ("IngestEpisodes", "ImportEpisodes"):
         request.episodes.add(student_id="s7", subject_id="art")
         request.episodes.add(student_id="s8", subject_id="music")
         assert list(named_chains(request)) == [Named("s7", "art"), Named("s8", "music")]
@@ -46,8 +46,8 @@ def test_a_whole_tenant_consolidate_names_every_student_and_subject() -> None:
 def test_reads_never_write_and_the_writers_are_the_ones_that_store() -> None:
     writes = {name for name, policy in RPC_POLICIES.items() if policy.access is Access.WRITE}
     assert writes == {
-        "AppendEpisode", "IngestEpisodes", "AnnotateAnswer", "IngestFile", "RemoveFile",
-        "Teach", "RecordCheck", "Rederive", "Consolidate", "ForgetStudent",
+        "AppendEpisode", "IngestEpisodes", "ImportEpisodes", "AnnotateAnswer", "IngestFile",
+        "RemoveFile", "Teach", "RecordCheck", "Rederive", "Consolidate", "ForgetStudent",
     }  # fmt: skip
     adders = {name for name, policy in RPC_POLICIES.items() if policy.adds_episodes}
     assert adders <= writes

@@ -128,6 +128,9 @@ func run(ctx context.Context, s *scenario, f flags, c *checks) error {
 	if err := ingestBatch(ctx, client, s, student, c); err != nil {
 		return err
 	}
+	if err := importBatch(ctx, client, s, student, c); err != nil {
+		return err
+	}
 	if err := listEpisodes(ctx, client, s, student, ids, c); err != nil {
 		return err
 	}
@@ -234,6 +237,71 @@ func ingestBatch(ctx context.Context, client *tutormemory.Client, s *scenario, s
 			c.equal(result.GetStatus(), memoryv1.IngestStatus_INGEST_STATUS_DUPLICATE, what+": status")
 			c.equal(result.GetEpisodeId(), partial.GetItems()[i].GetEpisodeId(), what+": id")
 		default:
+			c.equal(result.GetStatus(), memoryv1.IngestStatus_INGEST_STATUS_INSERTED, what+": status")
+		}
+	}
+	return nil
+}
+
+// importBatch: ImportEpisodes reports progress per committed chunk, and a resumed import stores
+// only what the first one did not.
+func importBatch(ctx context.Context, client *tutormemory.Client, s *scenario, student string, c *checks) error {
+	items, err := s.importItems(student)
+	if err != nil {
+		return err
+	}
+	first := s.Import.AcknowledgedFirst
+	var replies []*memoryv1.ImportEpisodesReply
+	progress := func(reply *memoryv1.ImportEpisodesReply) { replies = append(replies, reply) }
+	acknowledged := func() int {
+		n := 0
+		for _, reply := range replies {
+			n += len(reply.GetItems())
+		}
+		return n
+	}
+	done, err := client.ImportEpisodes(ctx, items[:first], progress)
+	if err != nil {
+		return fmt.Errorf("first import: %w", err)
+	}
+	counts := func(r *tutormemory.ImportResult) []int {
+		return []int{
+			r.Count(memoryv1.IngestStatus_INGEST_STATUS_INSERTED),
+			r.Count(memoryv1.IngestStatus_INGEST_STATUS_DUPLICATE),
+			r.Count(memoryv1.IngestStatus_INGEST_STATUS_REJECTED),
+		}
+	}
+	c.equal(counts(done), []int{first, 0, 0}, "first import")
+	c.equal(acknowledged(), first, "first import: items acknowledged")
+	replies = nil
+	resumed, err := client.ImportEpisodes(ctx, items, progress)
+	if err != nil {
+		return fmt.Errorf("resumed import: %w", err)
+	}
+	c.equal(counts(resumed), []int{len(items) - first, first, 0}, "resumed import: inserted, duplicate, rejected")
+	c.expect(len(replies) >= s.Import.MinProgressReplies, fmt.Sprintf("resumed import: %d progress replies", len(replies)))
+	c.equal(acknowledged(), len(items), "resumed import: acknowledged")
+	last := &memoryv1.ImportEpisodesReply{}
+	if len(replies) > 0 {
+		last = replies[len(replies)-1]
+	}
+	c.equal([]uint32{last.GetInserted(), last.GetDuplicate(), last.GetRejected()},
+		[]uint32{uint32(len(items) - first), uint32(first), 0}, "resumed import: totals of the last reply")
+	indices := make([]uint32, len(resumed.Items))
+	want := make([]uint32, len(items))
+	for i, result := range resumed.Items {
+		indices[i] = result.GetIndex()
+	}
+	for i := range want {
+		want[i] = uint32(i)
+	}
+	c.equal(indices, want, "resumed: indices")
+	for i, result := range resumed.Items {
+		what := fmt.Sprintf("resumed import item %d", i)
+		if i < first {
+			c.equal(result.GetStatus(), memoryv1.IngestStatus_INGEST_STATUS_DUPLICATE, what+": status")
+			c.equal(result.GetEpisodeId(), done.Items[i].GetEpisodeId(), what+": id")
+		} else {
 			c.equal(result.GetStatus(), memoryv1.IngestStatus_INGEST_STATUS_INSERTED, what+": status")
 		}
 	}

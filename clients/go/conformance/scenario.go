@@ -27,6 +27,13 @@ type scenario struct {
 		Template               episodeSpec `json:"template"`
 		RejectedReasonContains string      `json:"rejected_reason_contains"`
 	} `json:"batch"`
+	Import struct {
+		SubjectID          string      `json:"subject_id"`
+		Count              int         `json:"count"`
+		AcknowledgedFirst  int         `json:"acknowledged_first"`
+		MinProgressReplies int         `json:"min_progress_replies"`
+		Template           episodeSpec `json:"template"`
+	} `json:"import"`
 	List struct {
 		PageSize uint32 `json:"page_size"`
 	} `json:"list"`
@@ -115,19 +122,30 @@ func (spec episodeSpec) newEpisode(studentID, subjectID string) (*memoryv1.NewEp
 	}, nil
 }
 
+// importItems expands the import template: {i} is the item's 0-based index.
+func (s *scenario) importItems(studentID string) ([]*memoryv1.NewEpisode, error) {
+	return expand(s.Import.Template, s.Import.Count, nil, studentID, s.Import.SubjectID)
+}
+
 // batchItems expands the batch template: {i} is the item's 0-based index.
 func (s *scenario) batchItems(studentID string) ([]*memoryv1.NewEpisode, error) {
-	items := make([]*memoryv1.NewEpisode, 0, s.Batch.Count)
-	for i := range s.Batch.Count {
-		spec := s.Batch.Template
+	return expand(s.Batch.Template, s.Batch.Count, s.Batch.WithoutKey, studentID, s.SubjectID)
+}
+
+// expand makes count items of template, {i} replaced by the index; items listed in withoutKey
+// lose their client_key.
+func expand(template episodeSpec, count int, withoutKey []int, studentID, subjectID string) ([]*memoryv1.NewEpisode, error) {
+	items := make([]*memoryv1.NewEpisode, 0, count)
+	for i := range count {
+		spec := template
 		index := strconv.Itoa(i)
 		spec.ClientKey = strings.ReplaceAll(spec.ClientKey, "{i}", index)
 		spec.Summary = strings.ReplaceAll(spec.Summary, "{i}", index)
 		spec.Text = strings.ReplaceAll(spec.Text, "{i}", index)
-		if slices.Contains(s.Batch.WithoutKey, i) {
+		if slices.Contains(withoutKey, i) {
 			spec.ClientKey = ""
 		}
-		item, err := spec.newEpisode(studentID, s.SubjectID)
+		item, err := spec.newEpisode(studentID, subjectID)
 		if err != nil {
 			return nil, err
 		}

@@ -1512,6 +1512,137 @@ func (x *IngestEpisodesReply) GetItems() []*IngestItemResult {
 	return nil
 }
 
+// As IngestEpisodesRequest: every item carries a client_key.
+type ImportEpisodesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Limit: no cap on items per call (each chunk is acknowledged as it commits); each message at
+	//
+	//	most 32 MiB (the server's --max-message-bytes); the stream waits while 50,000 episodes wait
+	//	for their embedding
+	Episodes      []*NewEpisode `protobuf:"bytes,1,rep,name=episodes,proto3" json:"episodes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportEpisodesRequest) Reset() {
+	*x = ImportEpisodesRequest{}
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportEpisodesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportEpisodesRequest) ProtoMessage() {}
+
+func (x *ImportEpisodesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportEpisodesRequest.ProtoReflect.Descriptor instead.
+func (*ImportEpisodesRequest) Descriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ImportEpisodesRequest) GetEpisodes() []*NewEpisode {
+	if x != nil {
+		return x.Episodes
+	}
+	return nil
+}
+
+// One committed chunk of an ImportEpisodes stream.
+type ImportEpisodesReply struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every item of the chunk and the items rejected since the previous reply, in stream order;
+	// index counts items from the start of this call's stream.
+	Items []*IngestItemResult `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// Totals of this call so far, this reply included.
+	Inserted  uint32 `protobuf:"varint,2,opt,name=inserted,proto3" json:"inserted,omitempty"`
+	Duplicate uint32 `protobuf:"varint,3,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	Rejected  uint32 `protobuf:"varint,4,opt,name=rejected,proto3" json:"rejected,omitempty"`
+	// Episodes of the server committed but not yet searchable by meaning (their embedding is
+	// queued) when the chunk committed.
+	VectorsPending uint32 `protobuf:"varint,5,opt,name=vectors_pending,json=vectorsPending,proto3" json:"vectors_pending,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ImportEpisodesReply) Reset() {
+	*x = ImportEpisodesReply{}
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportEpisodesReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportEpisodesReply) ProtoMessage() {}
+
+func (x *ImportEpisodesReply) ProtoReflect() protoreflect.Message {
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportEpisodesReply.ProtoReflect.Descriptor instead.
+func (*ImportEpisodesReply) Descriptor() ([]byte, []int) {
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ImportEpisodesReply) GetItems() []*IngestItemResult {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *ImportEpisodesReply) GetInserted() uint32 {
+	if x != nil {
+		return x.Inserted
+	}
+	return 0
+}
+
+func (x *ImportEpisodesReply) GetDuplicate() uint32 {
+	if x != nil {
+		return x.Duplicate
+	}
+	return 0
+}
+
+func (x *ImportEpisodesReply) GetRejected() uint32 {
+	if x != nil {
+		return x.Rejected
+	}
+	return 0
+}
+
+func (x *ImportEpisodesReply) GetVectorsPending() uint32 {
+	if x != nil {
+		return x.VectorsPending
+	}
+	return 0
+}
+
 type ListEpisodesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
@@ -1538,7 +1669,7 @@ type ListEpisodesRequest struct {
 
 func (x *ListEpisodesRequest) Reset() {
 	*x = ListEpisodesRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[10]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1550,7 +1681,7 @@ func (x *ListEpisodesRequest) String() string {
 func (*ListEpisodesRequest) ProtoMessage() {}
 
 func (x *ListEpisodesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[10]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1563,7 +1694,7 @@ func (x *ListEpisodesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEpisodesRequest.ProtoReflect.Descriptor instead.
 func (*ListEpisodesRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{10}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListEpisodesRequest) GetStudentId() string {
@@ -1619,7 +1750,7 @@ type ListEpisodesReply struct {
 
 func (x *ListEpisodesReply) Reset() {
 	*x = ListEpisodesReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[11]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1631,7 +1762,7 @@ func (x *ListEpisodesReply) String() string {
 func (*ListEpisodesReply) ProtoMessage() {}
 
 func (x *ListEpisodesReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[11]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1644,7 +1775,7 @@ func (x *ListEpisodesReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEpisodesReply.ProtoReflect.Descriptor instead.
 func (*ListEpisodesReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{11}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListEpisodesReply) GetEpisodes() []*Episode {
@@ -1673,7 +1804,7 @@ type ChainBreak struct {
 
 func (x *ChainBreak) Reset() {
 	*x = ChainBreak{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[12]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1685,7 +1816,7 @@ func (x *ChainBreak) String() string {
 func (*ChainBreak) ProtoMessage() {}
 
 func (x *ChainBreak) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[12]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1698,7 +1829,7 @@ func (x *ChainBreak) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainBreak.ProtoReflect.Descriptor instead.
 func (*ChainBreak) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{12}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ChainBreak) GetSeq() int64 {
@@ -1751,7 +1882,7 @@ type SignedCheckpoint struct {
 
 func (x *SignedCheckpoint) Reset() {
 	*x = SignedCheckpoint{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[13]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1763,7 +1894,7 @@ func (x *SignedCheckpoint) String() string {
 func (*SignedCheckpoint) ProtoMessage() {}
 
 func (x *SignedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[13]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1776,7 +1907,7 @@ func (x *SignedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedCheckpoint.ProtoReflect.Descriptor instead.
 func (*SignedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{13}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SignedCheckpoint) GetTenant() string {
@@ -1861,7 +1992,7 @@ type VerifyChainRequest struct {
 
 func (x *VerifyChainRequest) Reset() {
 	*x = VerifyChainRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[14]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2004,7 @@ func (x *VerifyChainRequest) String() string {
 func (*VerifyChainRequest) ProtoMessage() {}
 
 func (x *VerifyChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[14]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +2017,7 @@ func (x *VerifyChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyChainRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{14}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *VerifyChainRequest) GetStudentId() string {
@@ -1929,7 +2060,7 @@ type VerifyChainReply struct {
 
 func (x *VerifyChainReply) Reset() {
 	*x = VerifyChainReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[15]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1941,7 +2072,7 @@ func (x *VerifyChainReply) String() string {
 func (*VerifyChainReply) ProtoMessage() {}
 
 func (x *VerifyChainReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[15]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1954,7 +2085,7 @@ func (x *VerifyChainReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyChainReply.ProtoReflect.Descriptor instead.
 func (*VerifyChainReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{15}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *VerifyChainReply) GetOk() bool {
@@ -2022,7 +2153,7 @@ type CheckpointRequest struct {
 
 func (x *CheckpointRequest) Reset() {
 	*x = CheckpointRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[16]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2034,7 +2165,7 @@ func (x *CheckpointRequest) String() string {
 func (*CheckpointRequest) ProtoMessage() {}
 
 func (x *CheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[16]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2047,7 +2178,7 @@ func (x *CheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequest.ProtoReflect.Descriptor instead.
 func (*CheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{16}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CheckpointRequest) GetStudentId() string {
@@ -2073,7 +2204,7 @@ type CheckpointReply struct {
 
 func (x *CheckpointReply) Reset() {
 	*x = CheckpointReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[17]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2085,7 +2216,7 @@ func (x *CheckpointReply) String() string {
 func (*CheckpointReply) ProtoMessage() {}
 
 func (x *CheckpointReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[17]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2098,7 +2229,7 @@ func (x *CheckpointReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointReply.ProtoReflect.Descriptor instead.
 func (*CheckpointReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{17}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CheckpointReply) GetCheckpoint() *SignedCheckpoint {
@@ -2143,7 +2274,7 @@ type BuildBlockRequest struct {
 
 func (x *BuildBlockRequest) Reset() {
 	*x = BuildBlockRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[18]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2155,7 +2286,7 @@ func (x *BuildBlockRequest) String() string {
 func (*BuildBlockRequest) ProtoMessage() {}
 
 func (x *BuildBlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[18]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2168,7 +2299,7 @@ func (x *BuildBlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildBlockRequest.ProtoReflect.Descriptor instead.
 func (*BuildBlockRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{18}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *BuildBlockRequest) GetStudentId() string {
@@ -2256,7 +2387,7 @@ type CandidateReason struct {
 
 func (x *CandidateReason) Reset() {
 	*x = CandidateReason{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[19]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2268,7 +2399,7 @@ func (x *CandidateReason) String() string {
 func (*CandidateReason) ProtoMessage() {}
 
 func (x *CandidateReason) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[19]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2281,7 +2412,7 @@ func (x *CandidateReason) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CandidateReason.ProtoReflect.Descriptor instead.
 func (*CandidateReason) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{19}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CandidateReason) GetEpisodeId() int64 {
@@ -2393,7 +2524,7 @@ type BlockMemory struct {
 
 func (x *BlockMemory) Reset() {
 	*x = BlockMemory{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[20]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2405,7 +2536,7 @@ func (x *BlockMemory) String() string {
 func (*BlockMemory) ProtoMessage() {}
 
 func (x *BlockMemory) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[20]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2418,7 +2549,7 @@ func (x *BlockMemory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockMemory.ProtoReflect.Descriptor instead.
 func (*BlockMemory) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{20}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *BlockMemory) GetEpisodeId() int64 {
@@ -2485,7 +2616,7 @@ type BlockSection struct {
 
 func (x *BlockSection) Reset() {
 	*x = BlockSection{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2497,7 +2628,7 @@ func (x *BlockSection) String() string {
 func (*BlockSection) ProtoMessage() {}
 
 func (x *BlockSection) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[21]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2510,7 +2641,7 @@ func (x *BlockSection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockSection.ProtoReflect.Descriptor instead.
 func (*BlockSection) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{21}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *BlockSection) GetTitle() string {
@@ -2553,7 +2684,7 @@ type TimeWindow struct {
 
 func (x *TimeWindow) Reset() {
 	*x = TimeWindow{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2565,7 +2696,7 @@ func (x *TimeWindow) String() string {
 func (*TimeWindow) ProtoMessage() {}
 
 func (x *TimeWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[22]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2578,7 +2709,7 @@ func (x *TimeWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimeWindow.ProtoReflect.Descriptor instead.
 func (*TimeWindow) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{22}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TimeWindow) GetStart() *timestamppb.Timestamp {
@@ -2612,7 +2743,7 @@ type StageTiming struct {
 
 func (x *StageTiming) Reset() {
 	*x = StageTiming{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2624,7 +2755,7 @@ func (x *StageTiming) String() string {
 func (*StageTiming) ProtoMessage() {}
 
 func (x *StageTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[23]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2637,7 +2768,7 @@ func (x *StageTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StageTiming.ProtoReflect.Descriptor instead.
 func (*StageTiming) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{23}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *StageTiming) GetStage() string {
@@ -2681,13 +2812,17 @@ type BuildBlockReply struct {
 	// With BuildBlockRequest.explain: how many distinct candidates the turn had (more than
 	// `candidates` holds when the list was cut).
 	CandidatesConsidered uint32 `protobuf:"varint,14,opt,name=candidates_considered,json=candidatesConsidered,proto3" json:"candidates_considered,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Episodes of this chain that are committed but not yet searchable by meaning: a batch import
+	// acknowledges episodes before their embedding is computed. They are already recalled by their
+	// words and by recency; 0 when recall by meaning sees the whole chain.
+	VectorsPending uint32 `protobuf:"varint,15,opt,name=vectors_pending,json=vectorsPending,proto3" json:"vectors_pending,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *BuildBlockReply) Reset() {
 	*x = BuildBlockReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2699,7 +2834,7 @@ func (x *BuildBlockReply) String() string {
 func (*BuildBlockReply) ProtoMessage() {}
 
 func (x *BuildBlockReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[24]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2712,7 +2847,7 @@ func (x *BuildBlockReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildBlockReply.ProtoReflect.Descriptor instead.
 func (*BuildBlockReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{24}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *BuildBlockReply) GetText() string {
@@ -2813,6 +2948,13 @@ func (x *BuildBlockReply) GetCandidatesConsidered() uint32 {
 	return 0
 }
 
+func (x *BuildBlockReply) GetVectorsPending() uint32 {
+	if x != nil {
+		return x.VectorsPending
+	}
+	return 0
+}
+
 type AnnotateAnswerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
@@ -2837,7 +2979,7 @@ type AnnotateAnswerRequest struct {
 
 func (x *AnnotateAnswerRequest) Reset() {
 	*x = AnnotateAnswerRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2849,7 +2991,7 @@ func (x *AnnotateAnswerRequest) String() string {
 func (*AnnotateAnswerRequest) ProtoMessage() {}
 
 func (x *AnnotateAnswerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[25]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2862,7 +3004,7 @@ func (x *AnnotateAnswerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnnotateAnswerRequest.ProtoReflect.Descriptor instead.
 func (*AnnotateAnswerRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{25}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *AnnotateAnswerRequest) GetStudentId() string {
@@ -2916,7 +3058,7 @@ type SentenceTrace struct {
 
 func (x *SentenceTrace) Reset() {
 	*x = SentenceTrace{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2928,7 +3070,7 @@ func (x *SentenceTrace) String() string {
 func (*SentenceTrace) ProtoMessage() {}
 
 func (x *SentenceTrace) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[26]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2941,7 +3083,7 @@ func (x *SentenceTrace) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SentenceTrace.ProtoReflect.Descriptor instead.
 func (*SentenceTrace) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{26}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SentenceTrace) GetSentence() string {
@@ -2983,7 +3125,7 @@ type AnnotateAnswerReply struct {
 
 func (x *AnnotateAnswerReply) Reset() {
 	*x = AnnotateAnswerReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2995,7 +3137,7 @@ func (x *AnnotateAnswerReply) String() string {
 func (*AnnotateAnswerReply) ProtoMessage() {}
 
 func (x *AnnotateAnswerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[27]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3008,7 +3150,7 @@ func (x *AnnotateAnswerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnnotateAnswerReply.ProtoReflect.Descriptor instead.
 func (*AnnotateAnswerReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{27}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AnnotateAnswerReply) GetAnnotationId() int64 {
@@ -3057,7 +3199,7 @@ type ConceptInput struct {
 
 func (x *ConceptInput) Reset() {
 	*x = ConceptInput{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3069,7 +3211,7 @@ func (x *ConceptInput) String() string {
 func (*ConceptInput) ProtoMessage() {}
 
 func (x *ConceptInput) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[28]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3082,7 +3224,7 @@ func (x *ConceptInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptInput.ProtoReflect.Descriptor instead.
 func (*ConceptInput) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{28}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ConceptInput) GetName() string {
@@ -3161,7 +3303,7 @@ type IngestFileRequest struct {
 
 func (x *IngestFileRequest) Reset() {
 	*x = IngestFileRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3173,7 +3315,7 @@ func (x *IngestFileRequest) String() string {
 func (*IngestFileRequest) ProtoMessage() {}
 
 func (x *IngestFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[29]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3186,7 +3328,7 @@ func (x *IngestFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestFileRequest.ProtoReflect.Descriptor instead.
 func (*IngestFileRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{29}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *IngestFileRequest) GetStudentId() string {
@@ -3255,7 +3397,7 @@ type RejectedConcept struct {
 
 func (x *RejectedConcept) Reset() {
 	*x = RejectedConcept{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3267,7 +3409,7 @@ func (x *RejectedConcept) String() string {
 func (*RejectedConcept) ProtoMessage() {}
 
 func (x *RejectedConcept) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[30]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3280,7 +3422,7 @@ func (x *RejectedConcept) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectedConcept.ProtoReflect.Descriptor instead.
 func (*RejectedConcept) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{30}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RejectedConcept) GetName() string {
@@ -3322,7 +3464,7 @@ type IngestFileReply struct {
 
 func (x *IngestFileReply) Reset() {
 	*x = IngestFileReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3334,7 +3476,7 @@ func (x *IngestFileReply) String() string {
 func (*IngestFileReply) ProtoMessage() {}
 
 func (x *IngestFileReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[31]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3347,7 +3489,7 @@ func (x *IngestFileReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestFileReply.ProtoReflect.Descriptor instead.
 func (*IngestFileReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{31}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *IngestFileReply) GetFileId() string {
@@ -3449,7 +3591,7 @@ type RemoveFileRequest struct {
 
 func (x *RemoveFileRequest) Reset() {
 	*x = RemoveFileRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3461,7 +3603,7 @@ func (x *RemoveFileRequest) String() string {
 func (*RemoveFileRequest) ProtoMessage() {}
 
 func (x *RemoveFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[32]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3474,7 +3616,7 @@ func (x *RemoveFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveFileRequest.ProtoReflect.Descriptor instead.
 func (*RemoveFileRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{32}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RemoveFileRequest) GetStudentId() string {
@@ -3516,7 +3658,7 @@ type RemoveFileReply struct {
 
 func (x *RemoveFileReply) Reset() {
 	*x = RemoveFileReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3528,7 +3670,7 @@ func (x *RemoveFileReply) String() string {
 func (*RemoveFileReply) ProtoMessage() {}
 
 func (x *RemoveFileReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[33]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3541,7 +3683,7 @@ func (x *RemoveFileReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveFileReply.ProtoReflect.Descriptor instead.
 func (*RemoveFileReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{33}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RemoveFileReply) GetEpisode() *Episode {
@@ -3570,7 +3712,7 @@ type PassageRef struct {
 
 func (x *PassageRef) Reset() {
 	*x = PassageRef{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3582,7 +3724,7 @@ func (x *PassageRef) String() string {
 func (*PassageRef) ProtoMessage() {}
 
 func (x *PassageRef) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[34]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3595,7 +3737,7 @@ func (x *PassageRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PassageRef.ProtoReflect.Descriptor instead.
 func (*PassageRef) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{34}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PassageRef) GetFileId() string {
@@ -3631,7 +3773,7 @@ type Passage struct {
 
 func (x *Passage) Reset() {
 	*x = Passage{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3643,7 +3785,7 @@ func (x *Passage) String() string {
 func (*Passage) ProtoMessage() {}
 
 func (x *Passage) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[35]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3656,7 +3798,7 @@ func (x *Passage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Passage.ProtoReflect.Descriptor instead.
 func (*Passage) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{35}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Passage) GetRef() *PassageRef {
@@ -3707,7 +3849,7 @@ type SearchPassagesRequest struct {
 
 func (x *SearchPassagesRequest) Reset() {
 	*x = SearchPassagesRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3719,7 +3861,7 @@ func (x *SearchPassagesRequest) String() string {
 func (*SearchPassagesRequest) ProtoMessage() {}
 
 func (x *SearchPassagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[36]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3732,7 +3874,7 @@ func (x *SearchPassagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchPassagesRequest.ProtoReflect.Descriptor instead.
 func (*SearchPassagesRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{36}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SearchPassagesRequest) GetStudentId() string {
@@ -3772,7 +3914,7 @@ type SearchPassagesReply struct {
 
 func (x *SearchPassagesReply) Reset() {
 	*x = SearchPassagesReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3784,7 +3926,7 @@ func (x *SearchPassagesReply) String() string {
 func (*SearchPassagesReply) ProtoMessage() {}
 
 func (x *SearchPassagesReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[37]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3797,7 +3939,7 @@ func (x *SearchPassagesReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchPassagesReply.ProtoReflect.Descriptor instead.
 func (*SearchPassagesReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{37}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SearchPassagesReply) GetPassages() []*Passage {
@@ -3818,7 +3960,7 @@ type Provenance struct {
 
 func (x *Provenance) Reset() {
 	*x = Provenance{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3830,7 +3972,7 @@ func (x *Provenance) String() string {
 func (*Provenance) ProtoMessage() {}
 
 func (x *Provenance) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[38]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3843,7 +3985,7 @@ func (x *Provenance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provenance.ProtoReflect.Descriptor instead.
 func (*Provenance) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{38}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Provenance) GetFileId() string {
@@ -3891,7 +4033,7 @@ type ConceptNode struct {
 
 func (x *ConceptNode) Reset() {
 	*x = ConceptNode{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3903,7 +4045,7 @@ func (x *ConceptNode) String() string {
 func (*ConceptNode) ProtoMessage() {}
 
 func (x *ConceptNode) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[39]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3916,7 +4058,7 @@ func (x *ConceptNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptNode.ProtoReflect.Descriptor instead.
 func (*ConceptNode) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{39}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ConceptNode) GetName() string {
@@ -4008,7 +4150,7 @@ type ConceptEdge struct {
 
 func (x *ConceptEdge) Reset() {
 	*x = ConceptEdge{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4020,7 +4162,7 @@ func (x *ConceptEdge) String() string {
 func (*ConceptEdge) ProtoMessage() {}
 
 func (x *ConceptEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[40]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4033,7 +4175,7 @@ func (x *ConceptEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptEdge.ProtoReflect.Descriptor instead.
 func (*ConceptEdge) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{40}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ConceptEdge) GetPrerequisite() string {
@@ -4073,7 +4215,7 @@ type GetMapRequest struct {
 
 func (x *GetMapRequest) Reset() {
 	*x = GetMapRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4085,7 +4227,7 @@ func (x *GetMapRequest) String() string {
 func (*GetMapRequest) ProtoMessage() {}
 
 func (x *GetMapRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[41]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4098,7 +4240,7 @@ func (x *GetMapRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMapRequest.ProtoReflect.Descriptor instead.
 func (*GetMapRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{41}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetMapRequest) GetStudentId() string {
@@ -4133,7 +4275,7 @@ type GetMapReply struct {
 
 func (x *GetMapReply) Reset() {
 	*x = GetMapReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4145,7 +4287,7 @@ func (x *GetMapReply) String() string {
 func (*GetMapReply) ProtoMessage() {}
 
 func (x *GetMapReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[42]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4158,7 +4300,7 @@ func (x *GetMapReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMapReply.ProtoReflect.Descriptor instead.
 func (*GetMapReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{42}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GetMapReply) GetNodes() []*ConceptNode {
@@ -4212,7 +4354,7 @@ type ConceptCycle struct {
 
 func (x *ConceptCycle) Reset() {
 	*x = ConceptCycle{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4224,7 +4366,7 @@ func (x *ConceptCycle) String() string {
 func (*ConceptCycle) ProtoMessage() {}
 
 func (x *ConceptCycle) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[43]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4237,7 +4379,7 @@ func (x *ConceptCycle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConceptCycle.ProtoReflect.Descriptor instead.
 func (*ConceptCycle) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{43}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ConceptCycle) GetNames() []string {
@@ -4271,7 +4413,7 @@ type TeachRequest struct {
 
 func (x *TeachRequest) Reset() {
 	*x = TeachRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4283,7 +4425,7 @@ func (x *TeachRequest) String() string {
 func (*TeachRequest) ProtoMessage() {}
 
 func (x *TeachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[44]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4296,7 +4438,7 @@ func (x *TeachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TeachRequest.ProtoReflect.Descriptor instead.
 func (*TeachRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{44}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *TeachRequest) GetStudentId() string {
@@ -4341,7 +4483,7 @@ type TeachReply struct {
 
 func (x *TeachReply) Reset() {
 	*x = TeachReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4353,7 +4495,7 @@ func (x *TeachReply) String() string {
 func (*TeachReply) ProtoMessage() {}
 
 func (x *TeachReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[45]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4366,7 +4508,7 @@ func (x *TeachReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TeachReply.ProtoReflect.Descriptor instead.
 func (*TeachReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{45}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *TeachReply) GetConcept() string {
@@ -4433,7 +4575,7 @@ type RecordCheckRequest struct {
 
 func (x *RecordCheckRequest) Reset() {
 	*x = RecordCheckRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4445,7 +4587,7 @@ func (x *RecordCheckRequest) String() string {
 func (*RecordCheckRequest) ProtoMessage() {}
 
 func (x *RecordCheckRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[46]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4458,7 +4600,7 @@ func (x *RecordCheckRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordCheckRequest.ProtoReflect.Descriptor instead.
 func (*RecordCheckRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{46}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *RecordCheckRequest) GetStudentId() string {
@@ -4548,7 +4690,7 @@ type Belief struct {
 
 func (x *Belief) Reset() {
 	*x = Belief{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4560,7 +4702,7 @@ func (x *Belief) String() string {
 func (*Belief) ProtoMessage() {}
 
 func (x *Belief) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[47]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4573,7 +4715,7 @@ func (x *Belief) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Belief.ProtoReflect.Descriptor instead.
 func (*Belief) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{47}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *Belief) GetBeliefId() int64 {
@@ -4669,7 +4811,7 @@ type RecordCheckReply struct {
 
 func (x *RecordCheckReply) Reset() {
 	*x = RecordCheckReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4681,7 +4823,7 @@ func (x *RecordCheckReply) String() string {
 func (*RecordCheckReply) ProtoMessage() {}
 
 func (x *RecordCheckReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[48]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4694,7 +4836,7 @@ func (x *RecordCheckReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordCheckReply.ProtoReflect.Descriptor instead.
 func (*RecordCheckReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{48}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RecordCheckReply) GetEpisode() *Episode {
@@ -4751,7 +4893,7 @@ type GetBeliefHistoryRequest struct {
 
 func (x *GetBeliefHistoryRequest) Reset() {
 	*x = GetBeliefHistoryRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4763,7 +4905,7 @@ func (x *GetBeliefHistoryRequest) String() string {
 func (*GetBeliefHistoryRequest) ProtoMessage() {}
 
 func (x *GetBeliefHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[49]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4776,7 +4918,7 @@ func (x *GetBeliefHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBeliefHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetBeliefHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{49}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetBeliefHistoryRequest) GetStudentId() string {
@@ -4813,7 +4955,7 @@ type BeliefHistory struct {
 
 func (x *BeliefHistory) Reset() {
 	*x = BeliefHistory{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4825,7 +4967,7 @@ func (x *BeliefHistory) String() string {
 func (*BeliefHistory) ProtoMessage() {}
 
 func (x *BeliefHistory) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[50]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4838,7 +4980,7 @@ func (x *BeliefHistory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BeliefHistory.ProtoReflect.Descriptor instead.
 func (*BeliefHistory) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{50}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *BeliefHistory) GetConcept() string {
@@ -4871,7 +5013,7 @@ type GetBeliefHistoryReply struct {
 
 func (x *GetBeliefHistoryReply) Reset() {
 	*x = GetBeliefHistoryReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4883,7 +5025,7 @@ func (x *GetBeliefHistoryReply) String() string {
 func (*GetBeliefHistoryReply) ProtoMessage() {}
 
 func (x *GetBeliefHistoryReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[51]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4896,7 +5038,7 @@ func (x *GetBeliefHistoryReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBeliefHistoryReply.ProtoReflect.Descriptor instead.
 func (*GetBeliefHistoryReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{51}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetBeliefHistoryReply) GetHistories() []*BeliefHistory {
@@ -4922,7 +5064,7 @@ type RederiveRequest struct {
 
 func (x *RederiveRequest) Reset() {
 	*x = RederiveRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4934,7 +5076,7 @@ func (x *RederiveRequest) String() string {
 func (*RederiveRequest) ProtoMessage() {}
 
 func (x *RederiveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[52]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4947,7 +5089,7 @@ func (x *RederiveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RederiveRequest.ProtoReflect.Descriptor instead.
 func (*RederiveRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{52}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RederiveRequest) GetStudentId() string {
@@ -4975,7 +5117,7 @@ type RederiveReply struct {
 
 func (x *RederiveReply) Reset() {
 	*x = RederiveReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4987,7 +5129,7 @@ func (x *RederiveReply) String() string {
 func (*RederiveReply) ProtoMessage() {}
 
 func (x *RederiveReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[53]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5000,7 +5142,7 @@ func (x *RederiveReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RederiveReply.ProtoReflect.Descriptor instead.
 func (*RederiveReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{53}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *RederiveReply) GetRetired() uint32 {
@@ -5037,7 +5179,7 @@ type CalibrationBin struct {
 
 func (x *CalibrationBin) Reset() {
 	*x = CalibrationBin{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5049,7 +5191,7 @@ func (x *CalibrationBin) String() string {
 func (*CalibrationBin) ProtoMessage() {}
 
 func (x *CalibrationBin) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[54]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5062,7 +5204,7 @@ func (x *CalibrationBin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CalibrationBin.ProtoReflect.Descriptor instead.
 func (*CalibrationBin) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{54}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *CalibrationBin) GetLower() float64 {
@@ -5115,7 +5257,7 @@ type Calibration struct {
 
 func (x *Calibration) Reset() {
 	*x = Calibration{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5127,7 +5269,7 @@ func (x *Calibration) String() string {
 func (*Calibration) ProtoMessage() {}
 
 func (x *Calibration) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[55]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5140,7 +5282,7 @@ func (x *Calibration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Calibration.ProtoReflect.Descriptor instead.
 func (*Calibration) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{55}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *Calibration) GetChecksWithPrediction() uint32 {
@@ -5194,7 +5336,7 @@ type GetReportRequest struct {
 
 func (x *GetReportRequest) Reset() {
 	*x = GetReportRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5206,7 +5348,7 @@ func (x *GetReportRequest) String() string {
 func (*GetReportRequest) ProtoMessage() {}
 
 func (x *GetReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[56]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5219,7 +5361,7 @@ func (x *GetReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportRequest.ProtoReflect.Descriptor instead.
 func (*GetReportRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{56}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *GetReportRequest) GetStudentId() string {
@@ -5258,7 +5400,7 @@ type GetReportReply struct {
 
 func (x *GetReportReply) Reset() {
 	*x = GetReportReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5270,7 +5412,7 @@ func (x *GetReportReply) String() string {
 func (*GetReportReply) ProtoMessage() {}
 
 func (x *GetReportReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[57]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5283,7 +5425,7 @@ func (x *GetReportReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportReply.ProtoReflect.Descriptor instead.
 func (*GetReportReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{57}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *GetReportReply) GetBeliefs() []*Belief {
@@ -5392,7 +5534,7 @@ type ConsolidateRequest struct {
 
 func (x *ConsolidateRequest) Reset() {
 	*x = ConsolidateRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5404,7 +5546,7 @@ func (x *ConsolidateRequest) String() string {
 func (*ConsolidateRequest) ProtoMessage() {}
 
 func (x *ConsolidateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[58]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5417,7 +5559,7 @@ func (x *ConsolidateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsolidateRequest.ProtoReflect.Descriptor instead.
 func (*ConsolidateRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{58}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ConsolidateRequest) GetStudentId() string {
@@ -5478,7 +5620,7 @@ type ConsolidateReply struct {
 
 func (x *ConsolidateReply) Reset() {
 	*x = ConsolidateReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5490,7 +5632,7 @@ func (x *ConsolidateReply) String() string {
 func (*ConsolidateReply) ProtoMessage() {}
 
 func (x *ConsolidateReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[59]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5503,7 +5645,7 @@ func (x *ConsolidateReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsolidateReply.ProtoReflect.Descriptor instead.
 func (*ConsolidateReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{59}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ConsolidateReply) GetChainsActive() uint32 {
@@ -5566,7 +5708,7 @@ type ForgetStudentRequest struct {
 
 func (x *ForgetStudentRequest) Reset() {
 	*x = ForgetStudentRequest{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5578,7 +5720,7 @@ func (x *ForgetStudentRequest) String() string {
 func (*ForgetStudentRequest) ProtoMessage() {}
 
 func (x *ForgetStudentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[60]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5591,7 +5733,7 @@ func (x *ForgetStudentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetStudentRequest.ProtoReflect.Descriptor instead.
 func (*ForgetStudentRequest) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{60}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ForgetStudentRequest) GetStudentId() string {
@@ -5627,7 +5769,7 @@ type ErasureRecord struct {
 
 func (x *ErasureRecord) Reset() {
 	*x = ErasureRecord{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[61]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5639,7 +5781,7 @@ func (x *ErasureRecord) String() string {
 func (*ErasureRecord) ProtoMessage() {}
 
 func (x *ErasureRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[61]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5652,7 +5794,7 @@ func (x *ErasureRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErasureRecord.ProtoReflect.Descriptor instead.
 func (*ErasureRecord) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{61}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ErasureRecord) GetErasedAt() *timestamppb.Timestamp {
@@ -5708,7 +5850,7 @@ type ForgetStudentReply struct {
 
 func (x *ForgetStudentReply) Reset() {
 	*x = ForgetStudentReply{}
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[62]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5720,7 +5862,7 @@ func (x *ForgetStudentReply) String() string {
 func (*ForgetStudentReply) ProtoMessage() {}
 
 func (x *ForgetStudentReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tutor_memory_v1_memory_proto_msgTypes[62]
+	mi := &file_tutor_memory_v1_memory_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5733,7 +5875,7 @@ func (x *ForgetStudentReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetStudentReply.ProtoReflect.Descriptor instead.
 func (*ForgetStudentReply) Descriptor() ([]byte, []int) {
-	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{62}
+	return file_tutor_memory_v1_memory_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ForgetStudentReply) GetErasure() *ErasureRecord {
@@ -5832,7 +5974,15 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\binserted\x18\x01 \x01(\rR\binserted\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\rR\tduplicate\x12\x1a\n" +
 	"\brejected\x18\x03 \x01(\rR\brejected\x127\n" +
-	"\x05items\x18\x04 \x03(\v2!.tutor_memory.v1.IngestItemResultR\x05items\"\x8d\x02\n" +
+	"\x05items\x18\x04 \x03(\v2!.tutor_memory.v1.IngestItemResultR\x05items\"P\n" +
+	"\x15ImportEpisodesRequest\x127\n" +
+	"\bepisodes\x18\x01 \x03(\v2\x1b.tutor_memory.v1.NewEpisodeR\bepisodes\"\xcd\x01\n" +
+	"\x13ImportEpisodesReply\x127\n" +
+	"\x05items\x18\x01 \x03(\v2!.tutor_memory.v1.IngestItemResultR\x05items\x12\x1a\n" +
+	"\binserted\x18\x02 \x01(\rR\binserted\x12\x1c\n" +
+	"\tduplicate\x18\x03 \x01(\rR\tduplicate\x12\x1a\n" +
+	"\brejected\x18\x04 \x01(\rR\brejected\x12'\n" +
+	"\x0fvectors_pending\x18\x05 \x01(\rR\x0evectorsPending\"\x8d\x02\n" +
 	"\x13ListEpisodesRequest\x12\x1d\n" +
 	"\n" +
 	"student_id\x18\x01 \x01(\tR\tstudentId\x12\x1d\n" +
@@ -5944,7 +6094,7 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x05label\x18\x03 \x01(\tR\x05label\"3\n" +
 	"\vStageTiming\x12\x14\n" +
 	"\x05stage\x18\x01 \x01(\tR\x05stage\x12\x0e\n" +
-	"\x02ms\x18\x02 \x01(\x01R\x02ms\"\xde\x04\n" +
+	"\x02ms\x18\x02 \x01(\x01R\x02ms\"\x87\x05\n" +
 	"\x0fBuildBlockReply\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x129\n" +
 	"\bsections\x18\x02 \x03(\v2\x1d.tutor_memory.v1.BlockSectionR\bsections\x128\n" +
@@ -5965,7 +6115,8 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\n" +
 	"candidates\x18\r \x03(\v2 .tutor_memory.v1.CandidateReasonR\n" +
 	"candidates\x123\n" +
-	"\x15candidates_considered\x18\x0e \x01(\rR\x14candidatesConsidered\"\xbb\x01\n" +
+	"\x15candidates_considered\x18\x0e \x01(\rR\x14candidatesConsidered\x12'\n" +
+	"\x0fvectors_pending\x18\x0f \x01(\rR\x0evectorsPending\"\xbb\x01\n" +
 	"\x15AnnotateAnswerRequest\x12\x1d\n" +
 	"\n" +
 	"student_id\x18\x01 \x01(\tR\tstudentId\x12\x1d\n" +
@@ -6305,10 +6456,11 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x05Claim\x12\x15\n" +
 	"\x11CLAIM_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CLAIM_UNDERSTANDS\x10\x01\x12\x18\n" +
-	"\x14CLAIM_STRUGGLES_WITH\x10\x022\xa5\f\n" +
+	"\x14CLAIM_STRUGGLES_WITH\x10\x022\x89\r\n" +
 	"\x06Memory\x12[\n" +
 	"\rAppendEpisode\x12%.tutor_memory.v1.AppendEpisodeRequest\x1a#.tutor_memory.v1.AppendEpisodeReply\x12`\n" +
-	"\x0eIngestEpisodes\x12&.tutor_memory.v1.IngestEpisodesRequest\x1a$.tutor_memory.v1.IngestEpisodesReply(\x01\x12X\n" +
+	"\x0eIngestEpisodes\x12&.tutor_memory.v1.IngestEpisodesRequest\x1a$.tutor_memory.v1.IngestEpisodesReply(\x01\x12b\n" +
+	"\x0eImportEpisodes\x12&.tutor_memory.v1.ImportEpisodesRequest\x1a$.tutor_memory.v1.ImportEpisodesReply(\x010\x01\x12X\n" +
 	"\fListEpisodes\x12$.tutor_memory.v1.ListEpisodesRequest\x1a\".tutor_memory.v1.ListEpisodesReply\x12U\n" +
 	"\vVerifyChain\x12#.tutor_memory.v1.VerifyChainRequest\x1a!.tutor_memory.v1.VerifyChainReply\x12R\n" +
 	"\n" +
@@ -6343,7 +6495,7 @@ func file_tutor_memory_v1_memory_proto_rawDescGZIP() []byte {
 }
 
 var file_tutor_memory_v1_memory_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_tutor_memory_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
+var file_tutor_memory_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_tutor_memory_v1_memory_proto_goTypes = []any{
 	(EpisodeKind)(0),                // 0: tutor_memory.v1.EpisodeKind
 	(CheckOutcome)(0),               // 1: tutor_memory.v1.CheckOutcome
@@ -6366,71 +6518,73 @@ var file_tutor_memory_v1_memory_proto_goTypes = []any{
 	(*IngestEpisodesRequest)(nil),   // 18: tutor_memory.v1.IngestEpisodesRequest
 	(*IngestItemResult)(nil),        // 19: tutor_memory.v1.IngestItemResult
 	(*IngestEpisodesReply)(nil),     // 20: tutor_memory.v1.IngestEpisodesReply
-	(*ListEpisodesRequest)(nil),     // 21: tutor_memory.v1.ListEpisodesRequest
-	(*ListEpisodesReply)(nil),       // 22: tutor_memory.v1.ListEpisodesReply
-	(*ChainBreak)(nil),              // 23: tutor_memory.v1.ChainBreak
-	(*SignedCheckpoint)(nil),        // 24: tutor_memory.v1.SignedCheckpoint
-	(*VerifyChainRequest)(nil),      // 25: tutor_memory.v1.VerifyChainRequest
-	(*VerifyChainReply)(nil),        // 26: tutor_memory.v1.VerifyChainReply
-	(*CheckpointRequest)(nil),       // 27: tutor_memory.v1.CheckpointRequest
-	(*CheckpointReply)(nil),         // 28: tutor_memory.v1.CheckpointReply
-	(*BuildBlockRequest)(nil),       // 29: tutor_memory.v1.BuildBlockRequest
-	(*CandidateReason)(nil),         // 30: tutor_memory.v1.CandidateReason
-	(*BlockMemory)(nil),             // 31: tutor_memory.v1.BlockMemory
-	(*BlockSection)(nil),            // 32: tutor_memory.v1.BlockSection
-	(*TimeWindow)(nil),              // 33: tutor_memory.v1.TimeWindow
-	(*StageTiming)(nil),             // 34: tutor_memory.v1.StageTiming
-	(*BuildBlockReply)(nil),         // 35: tutor_memory.v1.BuildBlockReply
-	(*AnnotateAnswerRequest)(nil),   // 36: tutor_memory.v1.AnnotateAnswerRequest
-	(*SentenceTrace)(nil),           // 37: tutor_memory.v1.SentenceTrace
-	(*AnnotateAnswerReply)(nil),     // 38: tutor_memory.v1.AnnotateAnswerReply
-	(*ConceptInput)(nil),            // 39: tutor_memory.v1.ConceptInput
-	(*IngestFileRequest)(nil),       // 40: tutor_memory.v1.IngestFileRequest
-	(*RejectedConcept)(nil),         // 41: tutor_memory.v1.RejectedConcept
-	(*IngestFileReply)(nil),         // 42: tutor_memory.v1.IngestFileReply
-	(*RemoveFileRequest)(nil),       // 43: tutor_memory.v1.RemoveFileRequest
-	(*RemoveFileReply)(nil),         // 44: tutor_memory.v1.RemoveFileReply
-	(*PassageRef)(nil),              // 45: tutor_memory.v1.PassageRef
-	(*Passage)(nil),                 // 46: tutor_memory.v1.Passage
-	(*SearchPassagesRequest)(nil),   // 47: tutor_memory.v1.SearchPassagesRequest
-	(*SearchPassagesReply)(nil),     // 48: tutor_memory.v1.SearchPassagesReply
-	(*Provenance)(nil),              // 49: tutor_memory.v1.Provenance
-	(*ConceptNode)(nil),             // 50: tutor_memory.v1.ConceptNode
-	(*ConceptEdge)(nil),             // 51: tutor_memory.v1.ConceptEdge
-	(*GetMapRequest)(nil),           // 52: tutor_memory.v1.GetMapRequest
-	(*GetMapReply)(nil),             // 53: tutor_memory.v1.GetMapReply
-	(*ConceptCycle)(nil),            // 54: tutor_memory.v1.ConceptCycle
-	(*TeachRequest)(nil),            // 55: tutor_memory.v1.TeachRequest
-	(*TeachReply)(nil),              // 56: tutor_memory.v1.TeachReply
-	(*RecordCheckRequest)(nil),      // 57: tutor_memory.v1.RecordCheckRequest
-	(*Belief)(nil),                  // 58: tutor_memory.v1.Belief
-	(*RecordCheckReply)(nil),        // 59: tutor_memory.v1.RecordCheckReply
-	(*GetBeliefHistoryRequest)(nil), // 60: tutor_memory.v1.GetBeliefHistoryRequest
-	(*BeliefHistory)(nil),           // 61: tutor_memory.v1.BeliefHistory
-	(*GetBeliefHistoryReply)(nil),   // 62: tutor_memory.v1.GetBeliefHistoryReply
-	(*RederiveRequest)(nil),         // 63: tutor_memory.v1.RederiveRequest
-	(*RederiveReply)(nil),           // 64: tutor_memory.v1.RederiveReply
-	(*CalibrationBin)(nil),          // 65: tutor_memory.v1.CalibrationBin
-	(*Calibration)(nil),             // 66: tutor_memory.v1.Calibration
-	(*GetReportRequest)(nil),        // 67: tutor_memory.v1.GetReportRequest
-	(*GetReportReply)(nil),          // 68: tutor_memory.v1.GetReportReply
-	(*ConsolidateRequest)(nil),      // 69: tutor_memory.v1.ConsolidateRequest
-	(*ConsolidateReply)(nil),        // 70: tutor_memory.v1.ConsolidateReply
-	(*ForgetStudentRequest)(nil),    // 71: tutor_memory.v1.ForgetStudentRequest
-	(*ErasureRecord)(nil),           // 72: tutor_memory.v1.ErasureRecord
-	(*ForgetStudentReply)(nil),      // 73: tutor_memory.v1.ForgetStudentReply
-	(*timestamppb.Timestamp)(nil),   // 74: google.protobuf.Timestamp
+	(*ImportEpisodesRequest)(nil),   // 21: tutor_memory.v1.ImportEpisodesRequest
+	(*ImportEpisodesReply)(nil),     // 22: tutor_memory.v1.ImportEpisodesReply
+	(*ListEpisodesRequest)(nil),     // 23: tutor_memory.v1.ListEpisodesRequest
+	(*ListEpisodesReply)(nil),       // 24: tutor_memory.v1.ListEpisodesReply
+	(*ChainBreak)(nil),              // 25: tutor_memory.v1.ChainBreak
+	(*SignedCheckpoint)(nil),        // 26: tutor_memory.v1.SignedCheckpoint
+	(*VerifyChainRequest)(nil),      // 27: tutor_memory.v1.VerifyChainRequest
+	(*VerifyChainReply)(nil),        // 28: tutor_memory.v1.VerifyChainReply
+	(*CheckpointRequest)(nil),       // 29: tutor_memory.v1.CheckpointRequest
+	(*CheckpointReply)(nil),         // 30: tutor_memory.v1.CheckpointReply
+	(*BuildBlockRequest)(nil),       // 31: tutor_memory.v1.BuildBlockRequest
+	(*CandidateReason)(nil),         // 32: tutor_memory.v1.CandidateReason
+	(*BlockMemory)(nil),             // 33: tutor_memory.v1.BlockMemory
+	(*BlockSection)(nil),            // 34: tutor_memory.v1.BlockSection
+	(*TimeWindow)(nil),              // 35: tutor_memory.v1.TimeWindow
+	(*StageTiming)(nil),             // 36: tutor_memory.v1.StageTiming
+	(*BuildBlockReply)(nil),         // 37: tutor_memory.v1.BuildBlockReply
+	(*AnnotateAnswerRequest)(nil),   // 38: tutor_memory.v1.AnnotateAnswerRequest
+	(*SentenceTrace)(nil),           // 39: tutor_memory.v1.SentenceTrace
+	(*AnnotateAnswerReply)(nil),     // 40: tutor_memory.v1.AnnotateAnswerReply
+	(*ConceptInput)(nil),            // 41: tutor_memory.v1.ConceptInput
+	(*IngestFileRequest)(nil),       // 42: tutor_memory.v1.IngestFileRequest
+	(*RejectedConcept)(nil),         // 43: tutor_memory.v1.RejectedConcept
+	(*IngestFileReply)(nil),         // 44: tutor_memory.v1.IngestFileReply
+	(*RemoveFileRequest)(nil),       // 45: tutor_memory.v1.RemoveFileRequest
+	(*RemoveFileReply)(nil),         // 46: tutor_memory.v1.RemoveFileReply
+	(*PassageRef)(nil),              // 47: tutor_memory.v1.PassageRef
+	(*Passage)(nil),                 // 48: tutor_memory.v1.Passage
+	(*SearchPassagesRequest)(nil),   // 49: tutor_memory.v1.SearchPassagesRequest
+	(*SearchPassagesReply)(nil),     // 50: tutor_memory.v1.SearchPassagesReply
+	(*Provenance)(nil),              // 51: tutor_memory.v1.Provenance
+	(*ConceptNode)(nil),             // 52: tutor_memory.v1.ConceptNode
+	(*ConceptEdge)(nil),             // 53: tutor_memory.v1.ConceptEdge
+	(*GetMapRequest)(nil),           // 54: tutor_memory.v1.GetMapRequest
+	(*GetMapReply)(nil),             // 55: tutor_memory.v1.GetMapReply
+	(*ConceptCycle)(nil),            // 56: tutor_memory.v1.ConceptCycle
+	(*TeachRequest)(nil),            // 57: tutor_memory.v1.TeachRequest
+	(*TeachReply)(nil),              // 58: tutor_memory.v1.TeachReply
+	(*RecordCheckRequest)(nil),      // 59: tutor_memory.v1.RecordCheckRequest
+	(*Belief)(nil),                  // 60: tutor_memory.v1.Belief
+	(*RecordCheckReply)(nil),        // 61: tutor_memory.v1.RecordCheckReply
+	(*GetBeliefHistoryRequest)(nil), // 62: tutor_memory.v1.GetBeliefHistoryRequest
+	(*BeliefHistory)(nil),           // 63: tutor_memory.v1.BeliefHistory
+	(*GetBeliefHistoryReply)(nil),   // 64: tutor_memory.v1.GetBeliefHistoryReply
+	(*RederiveRequest)(nil),         // 65: tutor_memory.v1.RederiveRequest
+	(*RederiveReply)(nil),           // 66: tutor_memory.v1.RederiveReply
+	(*CalibrationBin)(nil),          // 67: tutor_memory.v1.CalibrationBin
+	(*Calibration)(nil),             // 68: tutor_memory.v1.Calibration
+	(*GetReportRequest)(nil),        // 69: tutor_memory.v1.GetReportRequest
+	(*GetReportReply)(nil),          // 70: tutor_memory.v1.GetReportReply
+	(*ConsolidateRequest)(nil),      // 71: tutor_memory.v1.ConsolidateRequest
+	(*ConsolidateReply)(nil),        // 72: tutor_memory.v1.ConsolidateReply
+	(*ForgetStudentRequest)(nil),    // 73: tutor_memory.v1.ForgetStudentRequest
+	(*ErasureRecord)(nil),           // 74: tutor_memory.v1.ErasureRecord
+	(*ForgetStudentReply)(nil),      // 75: tutor_memory.v1.ForgetStudentReply
+	(*timestamppb.Timestamp)(nil),   // 76: google.protobuf.Timestamp
 }
 var file_tutor_memory_v1_memory_proto_depIdxs = []int32{
 	1,  // 0: tutor_memory.v1.CheckResult.outcome:type_name -> tutor_memory.v1.CheckOutcome
 	0,  // 1: tutor_memory.v1.NewEpisode.kind:type_name -> tutor_memory.v1.EpisodeKind
-	74, // 2: tutor_memory.v1.NewEpisode.occurred_at:type_name -> google.protobuf.Timestamp
+	76, // 2: tutor_memory.v1.NewEpisode.occurred_at:type_name -> google.protobuf.Timestamp
 	11, // 3: tutor_memory.v1.NewEpisode.evidence:type_name -> tutor_memory.v1.Evidence
 	12, // 4: tutor_memory.v1.NewEpisode.check:type_name -> tutor_memory.v1.CheckResult
 	13, // 5: tutor_memory.v1.NewEpisode.quiz:type_name -> tutor_memory.v1.QuizResult
 	0,  // 6: tutor_memory.v1.Episode.kind:type_name -> tutor_memory.v1.EpisodeKind
-	74, // 7: tutor_memory.v1.Episode.occurred_at:type_name -> google.protobuf.Timestamp
-	74, // 8: tutor_memory.v1.Episode.recorded_at:type_name -> google.protobuf.Timestamp
+	76, // 7: tutor_memory.v1.Episode.occurred_at:type_name -> google.protobuf.Timestamp
+	76, // 8: tutor_memory.v1.Episode.recorded_at:type_name -> google.protobuf.Timestamp
 	11, // 9: tutor_memory.v1.Episode.evidence:type_name -> tutor_memory.v1.Evidence
 	12, // 10: tutor_memory.v1.Episode.check:type_name -> tutor_memory.v1.CheckResult
 	13, // 11: tutor_memory.v1.Episode.quiz:type_name -> tutor_memory.v1.QuizResult
@@ -6439,106 +6593,110 @@ var file_tutor_memory_v1_memory_proto_depIdxs = []int32{
 	14, // 14: tutor_memory.v1.IngestEpisodesRequest.episodes:type_name -> tutor_memory.v1.NewEpisode
 	2,  // 15: tutor_memory.v1.IngestItemResult.status:type_name -> tutor_memory.v1.IngestStatus
 	19, // 16: tutor_memory.v1.IngestEpisodesReply.items:type_name -> tutor_memory.v1.IngestItemResult
-	74, // 17: tutor_memory.v1.ListEpisodesRequest.occurred_from:type_name -> google.protobuf.Timestamp
-	74, // 18: tutor_memory.v1.ListEpisodesRequest.occurred_to:type_name -> google.protobuf.Timestamp
-	15, // 19: tutor_memory.v1.ListEpisodesReply.episodes:type_name -> tutor_memory.v1.Episode
-	74, // 20: tutor_memory.v1.SignedCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	24, // 21: tutor_memory.v1.VerifyChainRequest.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
-	23, // 22: tutor_memory.v1.VerifyChainReply.first_break:type_name -> tutor_memory.v1.ChainBreak
-	3,  // 23: tutor_memory.v1.VerifyChainReply.checkpoint_status:type_name -> tutor_memory.v1.CheckpointStatus
-	72, // 24: tutor_memory.v1.VerifyChainReply.erasure:type_name -> tutor_memory.v1.ErasureRecord
-	24, // 25: tutor_memory.v1.CheckpointReply.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
-	74, // 26: tutor_memory.v1.BuildBlockRequest.now:type_name -> google.protobuf.Timestamp
-	4,  // 27: tutor_memory.v1.BuildBlockRequest.mode:type_name -> tutor_memory.v1.BlockMode
-	0,  // 28: tutor_memory.v1.CandidateReason.kind:type_name -> tutor_memory.v1.EpisodeKind
-	74, // 29: tutor_memory.v1.CandidateReason.occurred_at:type_name -> google.protobuf.Timestamp
-	5,  // 30: tutor_memory.v1.CandidateReason.found_by:type_name -> tutor_memory.v1.CandidateSource
-	6,  // 31: tutor_memory.v1.CandidateReason.outcome:type_name -> tutor_memory.v1.CandidateOutcome
-	0,  // 32: tutor_memory.v1.BlockMemory.kind:type_name -> tutor_memory.v1.EpisodeKind
-	74, // 33: tutor_memory.v1.BlockMemory.occurred_at:type_name -> google.protobuf.Timestamp
-	74, // 34: tutor_memory.v1.TimeWindow.start:type_name -> google.protobuf.Timestamp
-	74, // 35: tutor_memory.v1.TimeWindow.end:type_name -> google.protobuf.Timestamp
-	32, // 36: tutor_memory.v1.BuildBlockReply.sections:type_name -> tutor_memory.v1.BlockSection
-	31, // 37: tutor_memory.v1.BuildBlockReply.memories:type_name -> tutor_memory.v1.BlockMemory
-	33, // 38: tutor_memory.v1.BuildBlockReply.time_window:type_name -> tutor_memory.v1.TimeWindow
-	34, // 39: tutor_memory.v1.BuildBlockReply.timings:type_name -> tutor_memory.v1.StageTiming
-	30, // 40: tutor_memory.v1.BuildBlockReply.candidates:type_name -> tutor_memory.v1.CandidateReason
-	45, // 41: tutor_memory.v1.SentenceTrace.passages:type_name -> tutor_memory.v1.PassageRef
-	7,  // 42: tutor_memory.v1.AnnotateAnswerReply.grounding:type_name -> tutor_memory.v1.Grounding
-	37, // 43: tutor_memory.v1.AnnotateAnswerReply.sentences:type_name -> tutor_memory.v1.SentenceTrace
-	74, // 44: tutor_memory.v1.IngestFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	39, // 45: tutor_memory.v1.IngestFileRequest.concepts:type_name -> tutor_memory.v1.ConceptInput
-	41, // 46: tutor_memory.v1.IngestFileReply.rejected:type_name -> tutor_memory.v1.RejectedConcept
-	15, // 47: tutor_memory.v1.IngestFileReply.episode:type_name -> tutor_memory.v1.Episode
-	74, // 48: tutor_memory.v1.RemoveFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	15, // 49: tutor_memory.v1.RemoveFileReply.episode:type_name -> tutor_memory.v1.Episode
-	45, // 50: tutor_memory.v1.Passage.ref:type_name -> tutor_memory.v1.PassageRef
-	46, // 51: tutor_memory.v1.SearchPassagesReply.passages:type_name -> tutor_memory.v1.Passage
-	8,  // 52: tutor_memory.v1.ConceptNode.band:type_name -> tutor_memory.v1.ReadinessBand
-	49, // 53: tutor_memory.v1.ConceptNode.provenance:type_name -> tutor_memory.v1.Provenance
-	50, // 54: tutor_memory.v1.GetMapReply.nodes:type_name -> tutor_memory.v1.ConceptNode
-	51, // 55: tutor_memory.v1.GetMapReply.edges:type_name -> tutor_memory.v1.ConceptEdge
-	54, // 56: tutor_memory.v1.GetMapReply.cycles:type_name -> tutor_memory.v1.ConceptCycle
-	74, // 57: tutor_memory.v1.TeachRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	15, // 58: tutor_memory.v1.TeachReply.episode:type_name -> tutor_memory.v1.Episode
-	1,  // 59: tutor_memory.v1.RecordCheckRequest.outcome:type_name -> tutor_memory.v1.CheckOutcome
-	74, // 60: tutor_memory.v1.RecordCheckRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 61: tutor_memory.v1.Belief.claim:type_name -> tutor_memory.v1.Claim
-	74, // 62: tutor_memory.v1.Belief.created_at:type_name -> google.protobuf.Timestamp
-	74, // 63: tutor_memory.v1.Belief.evidence_at:type_name -> google.protobuf.Timestamp
-	15, // 64: tutor_memory.v1.RecordCheckReply.episode:type_name -> tutor_memory.v1.Episode
-	9,  // 65: tutor_memory.v1.RecordCheckReply.routing:type_name -> tutor_memory.v1.TopicRouting
-	58, // 66: tutor_memory.v1.RecordCheckReply.belief:type_name -> tutor_memory.v1.Belief
-	58, // 67: tutor_memory.v1.BeliefHistory.rows:type_name -> tutor_memory.v1.Belief
-	61, // 68: tutor_memory.v1.GetBeliefHistoryReply.histories:type_name -> tutor_memory.v1.BeliefHistory
-	65, // 69: tutor_memory.v1.Calibration.bins:type_name -> tutor_memory.v1.CalibrationBin
-	58, // 70: tutor_memory.v1.GetReportReply.beliefs:type_name -> tutor_memory.v1.Belief
-	15, // 71: tutor_memory.v1.GetReportReply.unanswered:type_name -> tutor_memory.v1.Episode
-	66, // 72: tutor_memory.v1.GetReportReply.calibration:type_name -> tutor_memory.v1.Calibration
-	74, // 73: tutor_memory.v1.ConsolidateRequest.now:type_name -> google.protobuf.Timestamp
-	74, // 74: tutor_memory.v1.ErasureRecord.erased_at:type_name -> google.protobuf.Timestamp
-	72, // 75: tutor_memory.v1.ForgetStudentReply.erasure:type_name -> tutor_memory.v1.ErasureRecord
-	16, // 76: tutor_memory.v1.Memory.AppendEpisode:input_type -> tutor_memory.v1.AppendEpisodeRequest
-	18, // 77: tutor_memory.v1.Memory.IngestEpisodes:input_type -> tutor_memory.v1.IngestEpisodesRequest
-	21, // 78: tutor_memory.v1.Memory.ListEpisodes:input_type -> tutor_memory.v1.ListEpisodesRequest
-	25, // 79: tutor_memory.v1.Memory.VerifyChain:input_type -> tutor_memory.v1.VerifyChainRequest
-	27, // 80: tutor_memory.v1.Memory.Checkpoint:input_type -> tutor_memory.v1.CheckpointRequest
-	29, // 81: tutor_memory.v1.Memory.BuildBlock:input_type -> tutor_memory.v1.BuildBlockRequest
-	36, // 82: tutor_memory.v1.Memory.AnnotateAnswer:input_type -> tutor_memory.v1.AnnotateAnswerRequest
-	40, // 83: tutor_memory.v1.Memory.IngestFile:input_type -> tutor_memory.v1.IngestFileRequest
-	43, // 84: tutor_memory.v1.Memory.RemoveFile:input_type -> tutor_memory.v1.RemoveFileRequest
-	47, // 85: tutor_memory.v1.Memory.SearchPassages:input_type -> tutor_memory.v1.SearchPassagesRequest
-	52, // 86: tutor_memory.v1.Memory.GetMap:input_type -> tutor_memory.v1.GetMapRequest
-	55, // 87: tutor_memory.v1.Memory.Teach:input_type -> tutor_memory.v1.TeachRequest
-	57, // 88: tutor_memory.v1.Memory.RecordCheck:input_type -> tutor_memory.v1.RecordCheckRequest
-	60, // 89: tutor_memory.v1.Memory.GetBeliefHistory:input_type -> tutor_memory.v1.GetBeliefHistoryRequest
-	63, // 90: tutor_memory.v1.Memory.Rederive:input_type -> tutor_memory.v1.RederiveRequest
-	67, // 91: tutor_memory.v1.Memory.GetReport:input_type -> tutor_memory.v1.GetReportRequest
-	69, // 92: tutor_memory.v1.Memory.Consolidate:input_type -> tutor_memory.v1.ConsolidateRequest
-	71, // 93: tutor_memory.v1.Memory.ForgetStudent:input_type -> tutor_memory.v1.ForgetStudentRequest
-	17, // 94: tutor_memory.v1.Memory.AppendEpisode:output_type -> tutor_memory.v1.AppendEpisodeReply
-	20, // 95: tutor_memory.v1.Memory.IngestEpisodes:output_type -> tutor_memory.v1.IngestEpisodesReply
-	22, // 96: tutor_memory.v1.Memory.ListEpisodes:output_type -> tutor_memory.v1.ListEpisodesReply
-	26, // 97: tutor_memory.v1.Memory.VerifyChain:output_type -> tutor_memory.v1.VerifyChainReply
-	28, // 98: tutor_memory.v1.Memory.Checkpoint:output_type -> tutor_memory.v1.CheckpointReply
-	35, // 99: tutor_memory.v1.Memory.BuildBlock:output_type -> tutor_memory.v1.BuildBlockReply
-	38, // 100: tutor_memory.v1.Memory.AnnotateAnswer:output_type -> tutor_memory.v1.AnnotateAnswerReply
-	42, // 101: tutor_memory.v1.Memory.IngestFile:output_type -> tutor_memory.v1.IngestFileReply
-	44, // 102: tutor_memory.v1.Memory.RemoveFile:output_type -> tutor_memory.v1.RemoveFileReply
-	48, // 103: tutor_memory.v1.Memory.SearchPassages:output_type -> tutor_memory.v1.SearchPassagesReply
-	53, // 104: tutor_memory.v1.Memory.GetMap:output_type -> tutor_memory.v1.GetMapReply
-	56, // 105: tutor_memory.v1.Memory.Teach:output_type -> tutor_memory.v1.TeachReply
-	59, // 106: tutor_memory.v1.Memory.RecordCheck:output_type -> tutor_memory.v1.RecordCheckReply
-	62, // 107: tutor_memory.v1.Memory.GetBeliefHistory:output_type -> tutor_memory.v1.GetBeliefHistoryReply
-	64, // 108: tutor_memory.v1.Memory.Rederive:output_type -> tutor_memory.v1.RederiveReply
-	68, // 109: tutor_memory.v1.Memory.GetReport:output_type -> tutor_memory.v1.GetReportReply
-	70, // 110: tutor_memory.v1.Memory.Consolidate:output_type -> tutor_memory.v1.ConsolidateReply
-	73, // 111: tutor_memory.v1.Memory.ForgetStudent:output_type -> tutor_memory.v1.ForgetStudentReply
-	94, // [94:112] is the sub-list for method output_type
-	76, // [76:94] is the sub-list for method input_type
-	76, // [76:76] is the sub-list for extension type_name
-	76, // [76:76] is the sub-list for extension extendee
-	0,  // [0:76] is the sub-list for field type_name
+	14, // 17: tutor_memory.v1.ImportEpisodesRequest.episodes:type_name -> tutor_memory.v1.NewEpisode
+	19, // 18: tutor_memory.v1.ImportEpisodesReply.items:type_name -> tutor_memory.v1.IngestItemResult
+	76, // 19: tutor_memory.v1.ListEpisodesRequest.occurred_from:type_name -> google.protobuf.Timestamp
+	76, // 20: tutor_memory.v1.ListEpisodesRequest.occurred_to:type_name -> google.protobuf.Timestamp
+	15, // 21: tutor_memory.v1.ListEpisodesReply.episodes:type_name -> tutor_memory.v1.Episode
+	76, // 22: tutor_memory.v1.SignedCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	26, // 23: tutor_memory.v1.VerifyChainRequest.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
+	25, // 24: tutor_memory.v1.VerifyChainReply.first_break:type_name -> tutor_memory.v1.ChainBreak
+	3,  // 25: tutor_memory.v1.VerifyChainReply.checkpoint_status:type_name -> tutor_memory.v1.CheckpointStatus
+	74, // 26: tutor_memory.v1.VerifyChainReply.erasure:type_name -> tutor_memory.v1.ErasureRecord
+	26, // 27: tutor_memory.v1.CheckpointReply.checkpoint:type_name -> tutor_memory.v1.SignedCheckpoint
+	76, // 28: tutor_memory.v1.BuildBlockRequest.now:type_name -> google.protobuf.Timestamp
+	4,  // 29: tutor_memory.v1.BuildBlockRequest.mode:type_name -> tutor_memory.v1.BlockMode
+	0,  // 30: tutor_memory.v1.CandidateReason.kind:type_name -> tutor_memory.v1.EpisodeKind
+	76, // 31: tutor_memory.v1.CandidateReason.occurred_at:type_name -> google.protobuf.Timestamp
+	5,  // 32: tutor_memory.v1.CandidateReason.found_by:type_name -> tutor_memory.v1.CandidateSource
+	6,  // 33: tutor_memory.v1.CandidateReason.outcome:type_name -> tutor_memory.v1.CandidateOutcome
+	0,  // 34: tutor_memory.v1.BlockMemory.kind:type_name -> tutor_memory.v1.EpisodeKind
+	76, // 35: tutor_memory.v1.BlockMemory.occurred_at:type_name -> google.protobuf.Timestamp
+	76, // 36: tutor_memory.v1.TimeWindow.start:type_name -> google.protobuf.Timestamp
+	76, // 37: tutor_memory.v1.TimeWindow.end:type_name -> google.protobuf.Timestamp
+	34, // 38: tutor_memory.v1.BuildBlockReply.sections:type_name -> tutor_memory.v1.BlockSection
+	33, // 39: tutor_memory.v1.BuildBlockReply.memories:type_name -> tutor_memory.v1.BlockMemory
+	35, // 40: tutor_memory.v1.BuildBlockReply.time_window:type_name -> tutor_memory.v1.TimeWindow
+	36, // 41: tutor_memory.v1.BuildBlockReply.timings:type_name -> tutor_memory.v1.StageTiming
+	32, // 42: tutor_memory.v1.BuildBlockReply.candidates:type_name -> tutor_memory.v1.CandidateReason
+	47, // 43: tutor_memory.v1.SentenceTrace.passages:type_name -> tutor_memory.v1.PassageRef
+	7,  // 44: tutor_memory.v1.AnnotateAnswerReply.grounding:type_name -> tutor_memory.v1.Grounding
+	39, // 45: tutor_memory.v1.AnnotateAnswerReply.sentences:type_name -> tutor_memory.v1.SentenceTrace
+	76, // 46: tutor_memory.v1.IngestFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	41, // 47: tutor_memory.v1.IngestFileRequest.concepts:type_name -> tutor_memory.v1.ConceptInput
+	43, // 48: tutor_memory.v1.IngestFileReply.rejected:type_name -> tutor_memory.v1.RejectedConcept
+	15, // 49: tutor_memory.v1.IngestFileReply.episode:type_name -> tutor_memory.v1.Episode
+	76, // 50: tutor_memory.v1.RemoveFileRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	15, // 51: tutor_memory.v1.RemoveFileReply.episode:type_name -> tutor_memory.v1.Episode
+	47, // 52: tutor_memory.v1.Passage.ref:type_name -> tutor_memory.v1.PassageRef
+	48, // 53: tutor_memory.v1.SearchPassagesReply.passages:type_name -> tutor_memory.v1.Passage
+	8,  // 54: tutor_memory.v1.ConceptNode.band:type_name -> tutor_memory.v1.ReadinessBand
+	51, // 55: tutor_memory.v1.ConceptNode.provenance:type_name -> tutor_memory.v1.Provenance
+	52, // 56: tutor_memory.v1.GetMapReply.nodes:type_name -> tutor_memory.v1.ConceptNode
+	53, // 57: tutor_memory.v1.GetMapReply.edges:type_name -> tutor_memory.v1.ConceptEdge
+	56, // 58: tutor_memory.v1.GetMapReply.cycles:type_name -> tutor_memory.v1.ConceptCycle
+	76, // 59: tutor_memory.v1.TeachRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	15, // 60: tutor_memory.v1.TeachReply.episode:type_name -> tutor_memory.v1.Episode
+	1,  // 61: tutor_memory.v1.RecordCheckRequest.outcome:type_name -> tutor_memory.v1.CheckOutcome
+	76, // 62: tutor_memory.v1.RecordCheckRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 63: tutor_memory.v1.Belief.claim:type_name -> tutor_memory.v1.Claim
+	76, // 64: tutor_memory.v1.Belief.created_at:type_name -> google.protobuf.Timestamp
+	76, // 65: tutor_memory.v1.Belief.evidence_at:type_name -> google.protobuf.Timestamp
+	15, // 66: tutor_memory.v1.RecordCheckReply.episode:type_name -> tutor_memory.v1.Episode
+	9,  // 67: tutor_memory.v1.RecordCheckReply.routing:type_name -> tutor_memory.v1.TopicRouting
+	60, // 68: tutor_memory.v1.RecordCheckReply.belief:type_name -> tutor_memory.v1.Belief
+	60, // 69: tutor_memory.v1.BeliefHistory.rows:type_name -> tutor_memory.v1.Belief
+	63, // 70: tutor_memory.v1.GetBeliefHistoryReply.histories:type_name -> tutor_memory.v1.BeliefHistory
+	67, // 71: tutor_memory.v1.Calibration.bins:type_name -> tutor_memory.v1.CalibrationBin
+	60, // 72: tutor_memory.v1.GetReportReply.beliefs:type_name -> tutor_memory.v1.Belief
+	15, // 73: tutor_memory.v1.GetReportReply.unanswered:type_name -> tutor_memory.v1.Episode
+	68, // 74: tutor_memory.v1.GetReportReply.calibration:type_name -> tutor_memory.v1.Calibration
+	76, // 75: tutor_memory.v1.ConsolidateRequest.now:type_name -> google.protobuf.Timestamp
+	76, // 76: tutor_memory.v1.ErasureRecord.erased_at:type_name -> google.protobuf.Timestamp
+	74, // 77: tutor_memory.v1.ForgetStudentReply.erasure:type_name -> tutor_memory.v1.ErasureRecord
+	16, // 78: tutor_memory.v1.Memory.AppendEpisode:input_type -> tutor_memory.v1.AppendEpisodeRequest
+	18, // 79: tutor_memory.v1.Memory.IngestEpisodes:input_type -> tutor_memory.v1.IngestEpisodesRequest
+	21, // 80: tutor_memory.v1.Memory.ImportEpisodes:input_type -> tutor_memory.v1.ImportEpisodesRequest
+	23, // 81: tutor_memory.v1.Memory.ListEpisodes:input_type -> tutor_memory.v1.ListEpisodesRequest
+	27, // 82: tutor_memory.v1.Memory.VerifyChain:input_type -> tutor_memory.v1.VerifyChainRequest
+	29, // 83: tutor_memory.v1.Memory.Checkpoint:input_type -> tutor_memory.v1.CheckpointRequest
+	31, // 84: tutor_memory.v1.Memory.BuildBlock:input_type -> tutor_memory.v1.BuildBlockRequest
+	38, // 85: tutor_memory.v1.Memory.AnnotateAnswer:input_type -> tutor_memory.v1.AnnotateAnswerRequest
+	42, // 86: tutor_memory.v1.Memory.IngestFile:input_type -> tutor_memory.v1.IngestFileRequest
+	45, // 87: tutor_memory.v1.Memory.RemoveFile:input_type -> tutor_memory.v1.RemoveFileRequest
+	49, // 88: tutor_memory.v1.Memory.SearchPassages:input_type -> tutor_memory.v1.SearchPassagesRequest
+	54, // 89: tutor_memory.v1.Memory.GetMap:input_type -> tutor_memory.v1.GetMapRequest
+	57, // 90: tutor_memory.v1.Memory.Teach:input_type -> tutor_memory.v1.TeachRequest
+	59, // 91: tutor_memory.v1.Memory.RecordCheck:input_type -> tutor_memory.v1.RecordCheckRequest
+	62, // 92: tutor_memory.v1.Memory.GetBeliefHistory:input_type -> tutor_memory.v1.GetBeliefHistoryRequest
+	65, // 93: tutor_memory.v1.Memory.Rederive:input_type -> tutor_memory.v1.RederiveRequest
+	69, // 94: tutor_memory.v1.Memory.GetReport:input_type -> tutor_memory.v1.GetReportRequest
+	71, // 95: tutor_memory.v1.Memory.Consolidate:input_type -> tutor_memory.v1.ConsolidateRequest
+	73, // 96: tutor_memory.v1.Memory.ForgetStudent:input_type -> tutor_memory.v1.ForgetStudentRequest
+	17, // 97: tutor_memory.v1.Memory.AppendEpisode:output_type -> tutor_memory.v1.AppendEpisodeReply
+	20, // 98: tutor_memory.v1.Memory.IngestEpisodes:output_type -> tutor_memory.v1.IngestEpisodesReply
+	22, // 99: tutor_memory.v1.Memory.ImportEpisodes:output_type -> tutor_memory.v1.ImportEpisodesReply
+	24, // 100: tutor_memory.v1.Memory.ListEpisodes:output_type -> tutor_memory.v1.ListEpisodesReply
+	28, // 101: tutor_memory.v1.Memory.VerifyChain:output_type -> tutor_memory.v1.VerifyChainReply
+	30, // 102: tutor_memory.v1.Memory.Checkpoint:output_type -> tutor_memory.v1.CheckpointReply
+	37, // 103: tutor_memory.v1.Memory.BuildBlock:output_type -> tutor_memory.v1.BuildBlockReply
+	40, // 104: tutor_memory.v1.Memory.AnnotateAnswer:output_type -> tutor_memory.v1.AnnotateAnswerReply
+	44, // 105: tutor_memory.v1.Memory.IngestFile:output_type -> tutor_memory.v1.IngestFileReply
+	46, // 106: tutor_memory.v1.Memory.RemoveFile:output_type -> tutor_memory.v1.RemoveFileReply
+	50, // 107: tutor_memory.v1.Memory.SearchPassages:output_type -> tutor_memory.v1.SearchPassagesReply
+	55, // 108: tutor_memory.v1.Memory.GetMap:output_type -> tutor_memory.v1.GetMapReply
+	58, // 109: tutor_memory.v1.Memory.Teach:output_type -> tutor_memory.v1.TeachReply
+	61, // 110: tutor_memory.v1.Memory.RecordCheck:output_type -> tutor_memory.v1.RecordCheckReply
+	64, // 111: tutor_memory.v1.Memory.GetBeliefHistory:output_type -> tutor_memory.v1.GetBeliefHistoryReply
+	66, // 112: tutor_memory.v1.Memory.Rederive:output_type -> tutor_memory.v1.RederiveReply
+	70, // 113: tutor_memory.v1.Memory.GetReport:output_type -> tutor_memory.v1.GetReportReply
+	72, // 114: tutor_memory.v1.Memory.Consolidate:output_type -> tutor_memory.v1.ConsolidateReply
+	75, // 115: tutor_memory.v1.Memory.ForgetStudent:output_type -> tutor_memory.v1.ForgetStudentReply
+	97, // [97:116] is the sub-list for method output_type
+	78, // [78:97] is the sub-list for method input_type
+	78, // [78:78] is the sub-list for extension type_name
+	78, // [78:78] is the sub-list for extension extendee
+	0,  // [0:78] is the sub-list for field type_name
 }
 
 func init() { file_tutor_memory_v1_memory_proto_init() }
@@ -6548,14 +6706,14 @@ func file_tutor_memory_v1_memory_proto_init() {
 	}
 	file_tutor_memory_v1_memory_proto_msgTypes[1].OneofWrappers = []any{}
 	file_tutor_memory_v1_memory_proto_msgTypes[3].OneofWrappers = []any{}
-	file_tutor_memory_v1_memory_proto_msgTypes[46].OneofWrappers = []any{}
+	file_tutor_memory_v1_memory_proto_msgTypes[48].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tutor_memory_v1_memory_proto_rawDesc), len(file_tutor_memory_v1_memory_proto_rawDesc)),
 			NumEnums:      11,
-			NumMessages:   63,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	Memory_AppendEpisode_FullMethodName    = "/tutor_memory.v1.Memory/AppendEpisode"
 	Memory_IngestEpisodes_FullMethodName   = "/tutor_memory.v1.Memory/IngestEpisodes"
+	Memory_ImportEpisodes_FullMethodName   = "/tutor_memory.v1.Memory/ImportEpisodes"
 	Memory_ListEpisodes_FullMethodName     = "/tutor_memory.v1.Memory/ListEpisodes"
 	Memory_VerifyChain_FullMethodName      = "/tutor_memory.v1.Memory/VerifyChain"
 	Memory_Checkpoint_FullMethodName       = "/tutor_memory.v1.Memory/Checkpoint"
@@ -56,7 +57,17 @@ type MemoryClient interface {
 	// Batch ingest. Every item carries its own student, subject and a client_key (required), so a
 	// retried batch never duplicates. Items are committed in chunks as they arrive, each item whole
 	// or not at all; bad items are rejected one by one with a reason and do not stop the batch.
+	// Acknowledged items are committed; their embeddings follow in the background (see
+	// BuildBlockReply.vectors_pending). Prefer ImportEpisodes for large imports.
 	IngestEpisodes(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[IngestEpisodesRequest, IngestEpisodesReply], error)
+	// Batch import with progress: the items of IngestEpisodes, acknowledged as they commit. The
+	// server sends one reply per committed chunk (a few hundred items), naming each item of it by
+	// its position in the stream and its client_key; rejected items are reported in the next reply.
+	// An acknowledged item is durable, listed by ListEpisodes and recalled by its words and recency
+	// at once, and by meaning once its embedding is computed. A client whose stream breaks resends
+	// only the items no reply acknowledged (client keys make a resent item a duplicate). No limit on
+	// the number of items; the server stops reading while its chunks are busy (flow control).
+	ImportEpisodes(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ImportEpisodesRequest, ImportEpisodesReply], error)
 	// Pages through one chain, oldest first by occurred_at, optionally inside a time range.
 	ListEpisodes(ctx context.Context, in *ListEpisodesRequest, opts ...grpc.CallOption) (*ListEpisodesReply, error)
 	// Recomputes the hash chain from the stored rows and names the first break, if any.
@@ -148,6 +159,19 @@ func (c *memoryClient) IngestEpisodes(ctx context.Context, opts ...grpc.CallOpti
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Memory_IngestEpisodesClient = grpc.ClientStreamingClient[IngestEpisodesRequest, IngestEpisodesReply]
+
+func (c *memoryClient) ImportEpisodes(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ImportEpisodesRequest, ImportEpisodesReply], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Memory_ServiceDesc.Streams[1], Memory_ImportEpisodes_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ImportEpisodesRequest, ImportEpisodesReply]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Memory_ImportEpisodesClient = grpc.BidiStreamingClient[ImportEpisodesRequest, ImportEpisodesReply]
 
 func (c *memoryClient) ListEpisodes(ctx context.Context, in *ListEpisodesRequest, opts ...grpc.CallOption) (*ListEpisodesReply, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
@@ -320,7 +344,17 @@ type MemoryServer interface {
 	// Batch ingest. Every item carries its own student, subject and a client_key (required), so a
 	// retried batch never duplicates. Items are committed in chunks as they arrive, each item whole
 	// or not at all; bad items are rejected one by one with a reason and do not stop the batch.
+	// Acknowledged items are committed; their embeddings follow in the background (see
+	// BuildBlockReply.vectors_pending). Prefer ImportEpisodes for large imports.
 	IngestEpisodes(grpc.ClientStreamingServer[IngestEpisodesRequest, IngestEpisodesReply]) error
+	// Batch import with progress: the items of IngestEpisodes, acknowledged as they commit. The
+	// server sends one reply per committed chunk (a few hundred items), naming each item of it by
+	// its position in the stream and its client_key; rejected items are reported in the next reply.
+	// An acknowledged item is durable, listed by ListEpisodes and recalled by its words and recency
+	// at once, and by meaning once its embedding is computed. A client whose stream breaks resends
+	// only the items no reply acknowledged (client keys make a resent item a duplicate). No limit on
+	// the number of items; the server stops reading while its chunks are busy (flow control).
+	ImportEpisodes(grpc.BidiStreamingServer[ImportEpisodesRequest, ImportEpisodesReply]) error
 	// Pages through one chain, oldest first by occurred_at, optionally inside a time range.
 	ListEpisodes(context.Context, *ListEpisodesRequest) (*ListEpisodesReply, error)
 	// Recomputes the hash chain from the stored rows and names the first break, if any.
@@ -395,6 +429,9 @@ func (UnimplementedMemoryServer) AppendEpisode(context.Context, *AppendEpisodeRe
 }
 func (UnimplementedMemoryServer) IngestEpisodes(grpc.ClientStreamingServer[IngestEpisodesRequest, IngestEpisodesReply]) error {
 	return status.Error(codes.Unimplemented, "method IngestEpisodes not implemented")
+}
+func (UnimplementedMemoryServer) ImportEpisodes(grpc.BidiStreamingServer[ImportEpisodesRequest, ImportEpisodesReply]) error {
+	return status.Error(codes.Unimplemented, "method ImportEpisodes not implemented")
 }
 func (UnimplementedMemoryServer) ListEpisodes(context.Context, *ListEpisodesRequest) (*ListEpisodesReply, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListEpisodes not implemented")
@@ -489,6 +526,13 @@ func _Memory_IngestEpisodes_Handler(srv interface{}, stream grpc.ServerStream) e
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Memory_IngestEpisodesServer = grpc.ClientStreamingServer[IngestEpisodesRequest, IngestEpisodesReply]
+
+func _Memory_ImportEpisodes_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(MemoryServer).ImportEpisodes(&grpc.GenericServerStream[ImportEpisodesRequest, ImportEpisodesReply]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Memory_ImportEpisodesServer = grpc.BidiStreamingServer[ImportEpisodesRequest, ImportEpisodesReply]
 
 func _Memory_ListEpisodes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListEpisodesRequest)
@@ -858,6 +902,12 @@ var Memory_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "IngestEpisodes",
 			Handler:       _Memory_IngestEpisodes_Handler,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "ImportEpisodes",
+			Handler:       _Memory_ImportEpisodes_Handler,
+			ServerStreams: true,
 			ClientStreams: true,
 		},
 	},

@@ -7,7 +7,8 @@ and only for calls that cannot duplicate anything: reads, and writes that carry 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import grpc
@@ -42,6 +43,39 @@ def ingest_messages(
             group = []
     if group:
         yield pb.IngestEpisodesRequest(episodes=group)
+
+
+def import_messages(
+    episodes: Iterable[pb.NewEpisode], per_message: int = ITEMS_PER_MESSAGE
+) -> Iterator[pb.ImportEpisodesRequest]:
+    """Groups an import into ImportEpisodes stream messages of `per_message` items."""
+    for message in ingest_messages(episodes, per_message):
+        yield pb.ImportEpisodesRequest(episodes=message.episodes)
+
+
+@dataclass
+class ImportResult:
+    """What an import stored: one result per item, `index` being the item's position in the
+    batch given to `import_episodes` (not in the stream of a resumed attempt)."""
+
+    items: list[pb.IngestItemResult] = field(default_factory=list)
+    # Streams opened: more than one when a broken stream was resumed.
+    attempts: int = 0
+
+    def count(self, status: int) -> int:
+        return sum(1 for r in self.items if r.status == status)
+
+    @property
+    def inserted(self) -> int:
+        return self.count(pb.INGEST_STATUS_INSERTED)
+
+    @property
+    def duplicate(self) -> int:
+        return self.count(pb.INGEST_STATUS_DUPLICATE)
+
+    @property
+    def rejected(self) -> int:
+        return self.count(pb.INGEST_STATUS_REJECTED)
 
 
 class MemoryClient:
@@ -114,6 +148,50 @@ class MemoryClient:
             retry=True,
         )
         return reply
+
+    def import_episodes(
+        self,
+        episodes: Sequence[pb.NewEpisode],
+        *,
+        on_progress: Callable[[pb.ImportEpisodesReply], None] | None = None,
+        timeout: float | None = None,
+    ) -> ImportResult:
+        """Imports a batch of any size with ImportEpisodes (every item needs a client_key),
+        calling `on_progress` with each acknowledged chunk. A stream that breaks with
+        UNAVAILABLE is resumed with only the items no reply acknowledged. `timeout` bounds each
+        stream; by default an import has no deadline (it reports progress instead)."""
+        done: dict[int, pb.IngestItemResult] = {}
+        result = ImportResult()
+        backoff = FIRST_BACKOFF_SECONDS
+        for attempt in range(1, self._attempts + 1):
+            todo = [i for i in range(len(episodes)) if i not in done]
+            if not todo:
+                break
+            result.attempts = attempt
+            try:
+                replies = self.stub.ImportEpisodes(
+                    import_messages(episodes[i] for i in todo),
+                    timeout=timeout,
+                    metadata=self._metadata,
+                )
+                for reply in replies:
+                    for item in reply.items:
+                        # The stream counts from its own start: back to the batch's positions.
+                        original = pb.IngestItemResult()
+                        original.CopyFrom(item)
+                        original.index = todo[item.index]
+                        done[original.index] = original
+                    if on_progress is not None:
+                        on_progress(reply)
+                break
+            except grpc.RpcError as exc:
+                code = exc.code() if isinstance(exc, grpc.Call) else None
+                if code != grpc.StatusCode.UNAVAILABLE or attempt == self._attempts:
+                    raise
+                time.sleep(backoff)
+                backoff *= 2
+        result.items = [done[i] for i in sorted(done)]
+        return result
 
     def list_episodes(
         self,

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import { status } from "@grpc/grpc-js";
 
-import { composePrompt, MemoryClient, pb } from "../src/index.js";
+import { composePrompt, countStatus, type ImportResult, MemoryClient, pb } from "../src/index.js";
 
 /** Bounds each call of the scenario: generous, since CI machines are small and shared. */
 const CALL_TIMEOUT_MS = 20_000;
@@ -37,6 +37,13 @@ interface Scenario {
     without_key: number[];
     template: EpisodeSpec;
     rejected_reason_contains: string;
+  };
+  import: {
+    subject_id: string;
+    count: number;
+    acknowledged_first: number;
+    min_progress_replies: number;
+    template: EpisodeSpec;
   };
   list: { page_size: number };
   block: {
@@ -107,6 +114,60 @@ function newEpisode(spec: EpisodeSpec, studentId: string, subjectId: string): pb
   });
 }
 
+/** The import template expanded: {i} is the item's 0-based index. */
+function importItems(s: Scenario, studentId: string): pb.NewEpisode[] {
+  return Array.from({ length: s.import.count }, (_, i) => {
+    const t = s.import.template;
+    const at = (text: string): string => text.replaceAll("{i}", String(i));
+    const spec = { ...t, client_key: at(t.client_key), summary: at(t.summary), text: at(t.text) };
+    return newEpisode(spec, studentId, s.import.subject_id);
+  });
+}
+
+/** ImportEpisodes: progress per committed chunk, and a resumed import that stores only what the
+ * first one did not. */
+async function checkImport(client: MemoryClient, s: Scenario, student: string, checks: Checks): Promise<void> {
+  const items = importItems(s, student);
+  const first = s.import.acknowledged_first;
+  const replies: pb.ImportEpisodesReply[] = [];
+  const onProgress = (reply: pb.ImportEpisodesReply): void => {
+    replies.push(reply);
+  };
+  const counts = (r: ImportResult): number[] => [
+    countStatus(r, pb.IngestStatus.INGEST_STATUS_INSERTED),
+    countStatus(r, pb.IngestStatus.INGEST_STATUS_DUPLICATE),
+    countStatus(r, pb.IngestStatus.INGEST_STATUS_REJECTED),
+  ];
+  const acknowledged = (): number => replies.reduce((n, r) => n + r.items.length, 0);
+  const done = await client.importEpisodes(items.slice(0, first), { onProgress });
+  checks.equal(counts(done), [first, 0, 0], "first import");
+  checks.equal(acknowledged(), first, "first import: items acknowledged");
+  replies.length = 0;
+  const resumed = await client.importEpisodes(items, { onProgress });
+  checks.equal(counts(resumed), [items.length - first, first, 0], "resumed import: inserted, duplicate, rejected");
+  checks.expect(replies.length >= s.import.min_progress_replies, `resumed import: ${replies.length} progress replies`);
+  checks.equal(acknowledged(), items.length, "resumed import: acknowledged");
+  const last = replies.at(-1);
+  checks.equal(
+    [last?.inserted, last?.duplicate, last?.rejected],
+    [items.length - first, first, 0],
+    "resumed import: totals of the last reply",
+  );
+  checks.equal(
+    resumed.items.map((r) => r.index),
+    items.map((_, i) => i),
+    "resumed: indices",
+  );
+  for (const [i, result] of resumed.items.entries()) {
+    if (i < first) {
+      checks.equal(result.status, pb.IngestStatus.INGEST_STATUS_DUPLICATE, `resumed import item ${i}: status`);
+      checks.equal(result.episodeId, done.items[i]?.episodeId, `resumed import item ${i}: id`);
+    } else {
+      checks.equal(result.status, pb.IngestStatus.INGEST_STATUS_INSERTED, `resumed import item ${i}: status`);
+    }
+  }
+}
+
 /** The batch template expanded: {i} is the item's 0-based index. */
 function batchItems(s: Scenario, studentId: string): pb.NewEpisode[] {
   return Array.from({ length: s.batch.count }, (_, i) => {
@@ -174,6 +235,8 @@ async function run(s: Scenario, args: Record<string, string>, checks: Checks): P
         checks.equal(result.status, pb.IngestStatus.INGEST_STATUS_INSERTED, `item ${i}: status`);
       }
     }
+
+    await checkImport(client, s, student, checks);
 
     const listed: pb.Episode[] = [];
     for await (const episode of client.listEpisodes({ studentId: student, subjectId: subject, pageSize: s.list.page_size })) {

@@ -11,7 +11,9 @@ import {
   credentials as grpcCredentials,
   Metadata,
   type ServiceError,
+  status,
 } from "@grpc/grpc-js";
+import { setTimeout as sleep } from "node:timers/promises";
 
 import {
   type AnnotateAnswerReply,
@@ -25,7 +27,9 @@ import {
   type Episode,
   type ForgetStudentReply,
   ForgetStudentRequest,
+  type ImportEpisodesReply,
   type IngestEpisodesReply,
+  type IngestItemResult,
   type ListEpisodesReply,
   ListEpisodesRequest,
   MemoryClient as MemoryStub,
@@ -34,8 +38,16 @@ import {
   type VerifyChainReply,
   VerifyChainRequest,
 } from "./gen/tutor_memory/v1/memory.js";
+import { type ImportOptions, type ImportResult, importMessages } from "./import.js";
 import { ingestMessages, ITEMS_PER_MESSAGE } from "./ingest.js";
-import { DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT_MS, FIRST_BACKOFF_MS, type RetryPolicy, withRetry } from "./retry.js";
+import {
+  codeOf,
+  DEFAULT_ATTEMPTS,
+  DEFAULT_TIMEOUT_MS,
+  FIRST_BACKOFF_MS,
+  type RetryPolicy,
+  withRetry,
+} from "./retry.js";
 
 export interface ClientOptions {
   /** Bearer token of the caller's tenant; none in the server's development mode. */
@@ -131,6 +143,71 @@ export class MemoryClient {
         pump();
       }),
     );
+  }
+
+  /** Imports a batch of any size with ImportEpisodes (every item needs a clientKey), calling
+   * `onProgress` with each acknowledged chunk. A stream that breaks with UNAVAILABLE is resumed
+   * with only the items no reply acknowledged. */
+  async importEpisodes(episodes: readonly NewEpisode[], options: ImportOptions = {}): Promise<ImportResult> {
+    const done = new Map<number, IngestItemResult>();
+    let backoff = this.policy.firstBackoffMs;
+    let attempts = 0;
+    for (let attempt = 1; ; attempt++) {
+      const todo = episodes.map((_, i) => i).filter((i) => !done.has(i));
+      if (todo.length === 0) {
+        break;
+      }
+      attempts = attempt;
+      try {
+        await this.importOnce(episodes, todo, done, options);
+        break;
+      } catch (error) {
+        if (attempt >= this.policy.attempts || codeOf(error) !== status.UNAVAILABLE) {
+          throw error;
+        }
+      }
+      await sleep(backoff);
+      backoff *= 2;
+    }
+    const items = [...done.keys()].sort((a, b) => a - b).map((i) => done.get(i) as IngestItemResult);
+    return { items, attempts };
+  }
+
+  /** Streams the items at positions `todo`, recording each acknowledged one in `done` under its
+   * position in the batch. */
+  private importOnce(
+    episodes: readonly NewEpisode[],
+    todo: number[],
+    done: Map<number, IngestItemResult>,
+    options: ImportOptions,
+  ): Promise<void> {
+    const messages = importMessages(todo.map((i) => episodes[i]));
+    const callOptions = options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs };
+    return new Promise<void>((resolve, reject) => {
+      const call = this.stub.importEpisodes(this.metadata(), callOptions);
+      call.on("data", (reply: ImportEpisodesReply) => {
+        for (const item of reply.items) {
+          // The stream counts from its own start: back to the batch's positions.
+          const position = todo[item.index];
+          done.set(position, { ...item, index: position });
+        }
+        options.onProgress?.(reply);
+      });
+      call.on("error", reject);
+      call.on("end", () => resolve());
+      let next = 0;
+      // Honours backpressure; a failed call settles through "error", whatever is left unsent.
+      const pump = (): void => {
+        while (next < messages.length) {
+          if (!call.write(messages[next++])) {
+            call.once("drain", pump);
+            return;
+          }
+        }
+        call.end();
+      };
+      pump();
+    });
   }
 
   /** Every episode of the chain the request names, oldest first, fetched page by page (the

@@ -15,7 +15,8 @@ export interface RetryPolicy {
   firstBackoffMs: number;
 }
 
-function codeOf(error: unknown): number | undefined {
+/** The gRPC status code an error carries, if any. */
+export function codeOf(error: unknown): number | undefined {
   if (typeof error === "object" && error !== null && "code" in error) {
     const code = (error as { code: unknown }).code;
     return typeof code === "number" ? code : undefined;

@@ -45,6 +45,19 @@ HELD_REFUSALS_PER_TENANT = 64
 DEADLINE_MARGIN_SECONDS = 0.05
 
 
+def _writing(
+    replies: Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]],
+) -> Behaviour:
+    """A bidirectional handler (an async generator of replies) as a coroutine that writes each
+    reply to the call, so the guard awaits it like any other handler."""
+
+    async def written(request: Any, context: grpc.aio.ServicerContext) -> None:
+        async for reply in replies(request, context):
+            await context.write(reply)
+
+    return written
+
+
 def current_caller() -> Caller:
     """The authenticated caller of the call being handled."""
     return _CALLER.get()
@@ -139,7 +152,13 @@ class CallGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
-        raise TypeError(f"{rpc}: only unary and client-streaming methods are served")
+        if handler.stream_stream is not None:
+            return grpc.stream_stream_rpc_method_handler(
+                self._guard(rpc, policy, _writing(handler.stream_stream), streaming=True),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        raise TypeError(f"{rpc}: only unary, client-streaming and bidirectional methods are served")
 
     async def _paced(self, exc: QuotaExceeded, context: grpc.aio.ServicerContext) -> QuotaExceeded:
         """Holds a refusal for the rate until a retry could succeed (at most REFUSAL_HOLD_SECONDS,

@@ -20,6 +20,7 @@ from tutor_memory.api.convert.beliefs import MAX_CHECK_PART_BYTES
 from tutor_memory.api.convert.episodes import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from tutor_memory.api.proto_limits import with_limit_comments
 from tutor_memory.app.config import DEFAULT_MAX_MESSAGE_BYTES
+from tutor_memory.app.embedding_queue import MAX_VECTOR_LAG
 from tutor_memory.app.ingest import MAX_BATCH_ITEMS
 from tutor_memory.app.nightly import DEFAULT_CITATION_BATCH, MAX_CITATION_BATCH
 from tutor_memory.domain import limits as L
@@ -185,6 +186,13 @@ LIMITS: tuple[Limit, ...] = (
         f"at most {MAX_BATCH_ITEMS:,} items per call (all messages of the stream), each message "
         f"at most {DEFAULT_MAX_MESSAGE_BYTES // _MIB} MiB (the server's --max-message-bytes)",
         ("IngestEpisodesRequest.episodes",),
+    ),
+    Limit(
+        "ImportEpisodesRequest.episodes",
+        f"no cap on items per call (each chunk is acknowledged as it commits); each message at "
+        f"most {DEFAULT_MAX_MESSAGE_BYTES // _MIB} MiB (the server's --max-message-bytes); the "
+        f"stream waits while {MAX_VECTOR_LAG:,} episodes wait for their embedding",
+        ("ImportEpisodesRequest.episodes",),
     ),
     Limit(
         "ListEpisodesRequest.page_size",

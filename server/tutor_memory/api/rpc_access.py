@@ -28,6 +28,7 @@ class RpcPolicy:
 RPC_POLICIES: dict[str, RpcPolicy] = {
     "AppendEpisode": RpcPolicy(WRITE, adds_episodes=1),
     "IngestEpisodes": RpcPolicy(WRITE, adds_episodes=1),
+    "ImportEpisodes": RpcPolicy(WRITE, adds_episodes=1),
     "ListEpisodes": RpcPolicy(READ),
     "VerifyChain": RpcPolicy(READ),
     "Checkpoint": RpcPolicy(READ),
@@ -48,13 +49,17 @@ RPC_POLICIES: dict[str, RpcPolicy] = {
 }
 
 
+# The stream messages that carry a batch of episodes, each naming its own chain.
+BATCH_MESSAGES = frozenset({"IngestEpisodesRequest", "ImportEpisodesRequest"})
+
+
 def named_chains(request: Any) -> Iterator[Named]:
     """The chains one request message names. An episode names its own; a Consolidate request
     with an empty student (or subject) covers every student (subject) of the tenant; an
-    IngestEpisodes message names every item's chain."""
+    IngestEpisodes or ImportEpisodes message names every item's chain."""
     descriptor = request.DESCRIPTOR
     fields = descriptor.fields_by_name
-    if "episodes" in fields and descriptor.name == "IngestEpisodesRequest":
+    if "episodes" in fields and descriptor.name in BATCH_MESSAGES:
         for item in request.episodes:
             yield Named(item.student_id, item.subject_id)
     elif "episode" in fields:
@@ -76,6 +81,6 @@ def named_chains(request: Any) -> Iterator[Named]:
 
 def items_in(request: Any) -> int:
     """How many episodes one message of the request carries (a batch message: its items)."""
-    if request.DESCRIPTOR.name == "IngestEpisodesRequest":
+    if request.DESCRIPTOR.name in BATCH_MESSAGES:
         return len(request.episodes)
     return 1

@@ -28,7 +28,7 @@ from tutor_memory._proto import memory_pb2_grpc as pb_grpc
 from tutor_memory.api.auth import DEV_TENANT, TokenBook
 from tutor_memory.api.interceptors import CallGate
 from tutor_memory.api.servicer import MemoryServicer
-from tutor_memory.app.config import ServerConfig, is_loopback, split_host_port
+from tutor_memory.app.config import MIB, ServerConfig, is_loopback, split_host_port
 from tutor_memory.app.metrics import Metrics
 from tutor_memory.app.quotas import Quotas
 from tutor_memory.app.root import ConfigError, Services, build_services
@@ -198,11 +198,13 @@ def _serve_metrics(config: ServerConfig, metrics: Metrics) -> int | None:
 
 def _load(
     config: ServerConfig, embedder: Embedder | None, telemetry: Telemetry, quotas: Quotas
-) -> tuple[Services, int, int]:
-    """Opens the store, loads the model and rebuilds the caches (blocking, before serving)."""
+) -> Services:
+    """Opens the store and loads the model (blocking, before serving). No chain is loaded: each
+    loads on its first call (app/resident.py). Episodes an earlier run acknowledged without their
+    embedding are embedded in the background (app/embedding_queue.py)."""
     services = build_services(config, embedder=embedder, telemetry=telemetry, quotas=quotas)
     try:
-        loaded, episodes = services.ledger.rebuild_caches()
+        services.embedding.start()
         quotas.set_episode_counts(services.store.episode_counts())
         stale = services.store.count_vectors_of_other_models(services.embedder.model_id)
     except BaseException:
@@ -213,7 +215,7 @@ def _load(
             "stored vectors of another embedding model are not searched",
             extra={"vectors": stale, "model": services.embedder.model_id},
         )
-    return services, loaded, episodes
+    return services
 
 
 async def create_server(
@@ -272,9 +274,7 @@ async def create_server(
         # Loading blocks for seconds (model, caches); the server's own pools are part of what it
         # builds, so it runs on the loop's default executor while health answers NOT_SERVING.
         loop = asyncio.get_running_loop()
-        services, loaded, episodes = await loop.run_in_executor(
-            None, _load, config, embedder, telemetry, quotas
-        )
+        services = await loop.run_in_executor(None, _load, config, embedder, telemetry, quotas)
     except BaseException:
         await server.stop(None)
         telemetry.close()
@@ -282,6 +282,8 @@ async def create_server(
     servicer.attach(services)
     gate.open = True
     await readiness.start(services, config.readiness_probe_seconds)
+    # Once serving: the chains with a snapshot load in the background (app/resident.py).
+    services.resident.warm_up()
     log.info(
         "serving",
         extra={
@@ -293,10 +295,10 @@ async def create_server(
             "mode": "development" if tokens.is_development else "tokens",
             "data": str(config.data_dir),
             "model": services.embedder.model_id,
-            "vectors_loaded": loaded,
-            "episodes_loaded": episodes,
             "tokenizer": services.counter.name,
-            "chains_indexed": services.vectors.chains(),
+            "cache_budget_mib": config.cache_budget_bytes // MIB,
+            # Nothing is loaded before serving: chains load on their first call.
+            "episodes_loaded": 0,
         },
     )
     if tokens.is_development:

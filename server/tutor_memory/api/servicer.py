@@ -20,7 +20,8 @@ from tutor_memory.api.convert import episodes as episodes_pb
 from tutor_memory.api.convert import files as files_pb
 from tutor_memory.api.convert.common import chain_of, occurred_at
 from tutor_memory.api.interceptors import current_caller
-from tutor_memory.app.ingest import Rejected
+from tutor_memory.app.executors import Executors
+from tutor_memory.app.ingest import ItemResult, ItemStatus, Rejected, counts
 from tutor_memory.app.root import Services
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.episodes import ChainKey, NewEpisode
@@ -32,6 +33,36 @@ def _deadline(context: grpc.aio.ServicerContext) -> float | None:
     """The caller's deadline in event-loop time."""
     remaining = context.time_remaining()
     return None if remaining is None else asyncio.get_running_loop().time() + remaining
+
+
+def _convert_items(
+    request: pb.IngestEpisodesRequest | pb.ImportEpisodesRequest, tenant: str
+) -> list[NewEpisode | Rejected]:
+    """The items of one stream message, each converted, or rejected with its reason."""
+    out: list[NewEpisode | Rejected] = []
+    at = now_us()
+    for item in request.episodes:
+        try:
+            out.append(
+                episodes_pb.new_episode_from_proto(
+                    item, tenant=tenant, now_us=at, client_key_required=True
+                )
+            )
+        except InvalidArgument as exc:
+            out.append(Rejected(item.client_key, str(exc)))
+    return out
+
+
+async def _ingest_items(
+    requests: AsyncIterator[pb.IngestEpisodesRequest] | AsyncIterator[pb.ImportEpisodesRequest],
+    tenant: str,
+    executors: Executors,
+) -> AsyncIterator[NewEpisode | Rejected]:
+    """The items of an ingest stream, converted on the ingest thread: a message of a hundred
+    items costs milliseconds that the event loop owes to the other calls."""
+    async for request in requests:
+        for item in await executors.run(executors.ingest, _convert_items, request, tenant):
+            yield item
 
 
 def _chain(student_id: str, subject_id: str) -> ChainKey:
@@ -75,20 +106,42 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         request_iterator: AsyncIterator[pb.IngestEpisodesRequest],
         context: grpc.aio.ServicerContext,
     ) -> pb.IngestEpisodesReply:
-        tenant = current_caller().tenant
-
-        async def items() -> AsyncIterator[NewEpisode | Rejected]:
-            async for request in request_iterator:
-                for item in request.episodes:
-                    try:
-                        yield episodes_pb.new_episode_from_proto(
-                            item, tenant=tenant, now_us=now_us(), client_key_required=True
-                        )
-                    except InvalidArgument as exc:
-                        yield Rejected(item.client_key, str(exc))
-
-        results = await self._s.ingest.ingest(items(), deadline=_deadline(context))
+        items = _ingest_items(request_iterator, current_caller().tenant, self._s.executors)
+        results = await self._s.ingest.ingest(items, deadline=_deadline(context))
         return episodes_pb.ingest_reply(results)
+
+    async def ImportEpisodes(
+        self,
+        request_iterator: AsyncIterator[pb.ImportEpisodesRequest],
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[pb.ImportEpisodesReply]:
+        items = _ingest_items(request_iterator, current_caller().tenant, self._s.executors)
+        # The use case calls back from its own task as each chunk commits; the replies pass
+        # through this queue so that this generator alone writes to the stream.
+        acks: asyncio.Queue[pb.ImportEpisodesReply | None] = asyncio.Queue()
+        totals = dict.fromkeys(ItemStatus, 0)
+
+        async def committed(chunk: list[ItemResult]) -> None:
+            for status, n in counts(chunk).items():
+                totals[status] += n
+            pending = self._s.embedding.pending()
+            await acks.put(episodes_pb.import_reply(chunk, totals, pending))
+
+        async def run() -> None:
+            try:
+                await self._s.ingest.run(items, committed, deadline=_deadline(context))
+            finally:
+                await acks.put(None)
+
+        task = asyncio.create_task(run())
+        try:
+            while (reply := await acks.get()) is not None:
+                yield reply
+            await task  # raises what stopped the import, after every acknowledgement went out
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.wait([task])
 
     async def ListEpisodes(
         self, request: pb.ListEpisodesRequest, context: grpc.aio.ServicerContext
@@ -140,10 +193,13 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         blocks = self._s.blocks
         block = await blocks.build(req, context.time_remaining(), explain=request.explain)
         if block is None:
-            return blocks_pb.dropped_reply(req, blocks.tokenizer)
-        return blocks_pb.block_to_proto(
-            block, budget_tokens=req.budget_tokens, tokenizer=blocks.tokenizer
-        )
+            reply = blocks_pb.dropped_reply(req, blocks.tokenizer)
+        else:
+            reply = blocks_pb.block_to_proto(
+                block, budget_tokens=req.budget_tokens, tokenizer=blocks.tokenizer
+            )
+        reply.vectors_pending = self._s.embedding.pending_of(req.chain)
+        return reply
 
     async def AnnotateAnswer(
         self, request: pb.AnnotateAnswerRequest, context: grpc.aio.ServicerContext

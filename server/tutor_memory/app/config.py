@@ -19,11 +19,17 @@ DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 # Seconds that calls in flight get to finish on SIGTERM before they are cancelled.
 DEFAULT_GRACE_SECONDS = 10.0
 DATABASE_FILE_NAME = "tutor_memory.sqlite3"
+SNAPSHOT_DIR_NAME = "snapshots"
 # Connection strings that select the PostgreSQL store (`--store`).
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # The hard cap on building one memory block (SPEC R6.1, the design document's 2.5 s): past it the
 # block is dropped rather than awaited. A call's own shorter deadline wins.
 DEFAULT_BLOCK_CAP_SECONDS = 2.5
+MIB = 1024 * 1024
+# Memory for the chains' recall tables and vector indexes (app/resident.py): beyond it the least
+# recently used chains are evicted. A 10k-episode chain takes about 25 MiB, a 100k one about 250
+# (bench/results/memory.md), so the default holds a few large chains or many small ones.
+DEFAULT_CACHE_BUDGET_MIB = 1024
 # Threads that build blocks at once; an abandoned build finishes on its thread, so more than one
 # keeps the next turn from queueing behind it.
 BLOCK_THREADS = 2
@@ -48,6 +54,7 @@ class ServerConfig:
     # The chat model's tokenizer.json; None counts with cl100k_base (see tokens.py).
     tokenizer: Path | None = None
     block_cap_seconds: float = DEFAULT_BLOCK_CAP_SECONDS
+    cache_budget_bytes: int = DEFAULT_CACHE_BUDGET_MIB * MIB
     # A PostgreSQL connection string (postgresql://...); None: the SQLite file in data_dir. The
     # data directory still holds the server's signing key, which every node of one service
     # shares (docs/DEPLOYMENT.md).
@@ -69,6 +76,11 @@ class ServerConfig:
     @property
     def database_path(self) -> Path:
         return self.data_dir / DATABASE_FILE_NAME
+
+    @property
+    def snapshot_dir(self) -> Path:
+        """Where the chains' snapshot files are kept (index/snapshots.py)."""
+        return self.data_dir / SNAPSHOT_DIR_NAME
 
     @property
     def uses_postgres(self) -> bool:

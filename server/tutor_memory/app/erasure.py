@@ -68,7 +68,7 @@ class Eraser:
         )
         for chain in self._store.chains():
             if chain.tenant == tenant and chain.student == student:
-                self._vectors.drop(chain)
-                self._tables.drop(chain)
+                self._vectors.remove(chain)
+                self._tables.remove(chain)
                 self._changes.changed(chain, Change.ERASED)
         return outcome

@@ -9,18 +9,17 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
+from tutor_memory.app.writer_thread import WriterThread
 from tutor_memory.domain.budget import WorkBudget
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-# The one writer: SQLite allows one writer at a time, and one thread also keeps each chain's
-# links in the order the writes were acknowledged.
-WRITER_THREADS = 1
 # Threads that read the store at once (ListEpisodes, VerifyChain, reports); SQLite in WAL mode
 # lets readers run beside the writer.
 READER_THREADS = 4
@@ -38,6 +37,10 @@ FILE_THREADS = 1
 # The readiness probe's thread: apart from the readers, so a busy server still answers whether
 # its store can be reached.
 PROBE_THREADS = 1
+# The thread that derives the recall facts of batch imports (stemming, token counts, narration):
+# Python work that holds the GIL, so one thread is all it can use, and apart from the embed pool
+# so that single writes never queue behind an import's chunk.
+INGEST_THREADS = 1
 # The thread that embeds the blocks' queries while their own threads search the text
 # (onnxruntime releases the GIL, so the two overlap instead of adding up), the queries of
 # concurrent turns in one call (app/query_embeddings.py).
@@ -48,7 +51,11 @@ class Executors:
     """The server's pools. `run` hands a blocking call to one of them from the event loop."""
 
     def __init__(self) -> None:
-        self.writer = ThreadPoolExecutor(WRITER_THREADS, thread_name_prefix="writer")
+        self._writer = WriterThread()
+        # Writes a caller waits on, and bulk writes (import chunks, queued vectors) that give
+        # way to them: both run on the one writer thread (app/writer_thread.py).
+        self.writer: Executor = self._writer.urgent
+        self.bulk_writer: Executor = self._writer.bulk
         self.readers = ThreadPoolExecutor(READER_THREADS, thread_name_prefix="reader")
         self.embed = ThreadPoolExecutor(EMBED_THREADS, thread_name_prefix="embed")
         self.blocks = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
@@ -56,10 +63,9 @@ class Executors:
         self.text = ThreadPoolExecutor(TEXT_THREADS, thread_name_prefix="text")
         self.files = ThreadPoolExecutor(FILE_THREADS, thread_name_prefix="files")
         self.probe = ThreadPoolExecutor(PROBE_THREADS, thread_name_prefix="probe")
+        self.ingest = ThreadPoolExecutor(INGEST_THREADS, thread_name_prefix="ingest")
 
-    async def run(
-        self, pool: ThreadPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
-    ) -> T:
+    async def run(self, pool: Executor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         call: Callable[[], T] = functools.partial(fn, *args, **kwargs)
         # The call's context travels with the work (its deadline: store.deadlines), which
         # run_in_executor alone would leave behind on the event loop's thread.
@@ -86,8 +92,29 @@ class Executors:
     def shutdown(self) -> None:
         """Waits for the work already handed out, then stops every pool (writes last)."""
         pools = (
-            self.probe, self.files, self.text, self.blocks, self.query_embed, self.embed,
+            self.probe,
+            self.files,
+            self.text,
+            self.blocks,
+            self.query_embed,
+            self.embed,
+            self.ingest,
             self.readers,
-        )  # fmt: skip
-        for pool in (*pools, self.writer):
+        )
+        for pool in pools:
             pool.shutdown(wait=True)
+        self._writer.shutdown()
+
+
+def in_background(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+    """Runs one call on a thread of its own (start-up work, before the pools exist)."""
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="start-up", daemon=True).start()
+    return future

@@ -1,37 +1,35 @@
-"""The episode log's write path, shared by every use case that writes: embed, commit, then bring
-the in-memory caches (vector index, recall tables) up to date and report the change.
+"""The episode log's write path, shared by every use case that writes: embed (or leave the
+embedding to the queue), commit, then bring the in-memory caches (vector index, recall tables) up
+to date and report the change.
 
 Embedding runs on the embed pool (onnxruntime releases the GIL), every write on the one writer
 thread (SQLite allows one writer; one thread also keeps each chain's links in order). A write is
-acknowledged only after its transaction committed; the caches follow the commit.
+acknowledged only after its transaction committed; the caches follow the commit. A batch import
+commits without embeddings, and the embedding queue (app/embedding_queue.py) adds them after.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
 
 from tutor_memory.app.changes import Change, ChangeHub
+from tutor_memory.app.embedding_queue import MAX_VECTOR_LAG, EmbeddingQueue
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.clock import now_us
-from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
+from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.recall.facts import (
-    FACTS_VERSION,
     RecallFacts,
     recall_facts,
-    recall_row,
 )
-from tutor_memory.domain.records import ChainVectors
 from tutor_memory.domain.tokens import TokenCounter
-from tutor_memory.index.recall_tables import RecallTables
-from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.store.protocols import (
     AppendOutcome,
@@ -43,6 +41,10 @@ from tutor_memory.store.protocols import (
 )
 
 T = TypeVar("T")
+
+# How often an import held back by the vector lag looks again (a wait on the queue's condition,
+# bounded so that a cancelled import stops waiting soon).
+LAG_POLL_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,39 +71,25 @@ def _changes_of(outcomes: Sequence[AppendOutcome]) -> dict[ChainKey, Change]:
     return changed
 
 
-def _held_vectors(
-    stored: Iterable[ChainVectors], last_ids: dict[ChainKey, int]
-) -> Iterator[ChainVectors]:
-    """The stored vectors of the episodes up to each chain's `last_ids` entry (a chain's ids
-    grow with its seq)."""
-    for chunk in stored:
-        keep = chunk.ids <= last_ids.get(chunk.chain, -1)
-        if keep.all():
-            yield chunk
-        elif keep.any():
-            yield ChainVectors(chunk.chain, chunk.ids[keep], chunk.vectors[keep])
-
-
 class Ledger:
     def __init__(
         self,
         store: Store,
         embedder: Embedder,
-        vectors: VectorIndex,
-        tables: RecallTables,
+        sync: ChainSync,
         counter: TokenCounter,
         executors: Executors,
         changes: ChangeHub,
-        sync: ChainSync,
+        queue: EmbeddingQueue,
     ) -> None:
         self._store = store
+        self._queue = queue
         self._embedder = embedder
-        self._vectors = vectors
-        self._tables = tables
         self._counter = counter
         self._executors = executors
         self._changes = changes
-        # Every committed episode reaches the caches through it (app/sync.py).
+        # Every committed episode reaches the held chains' caches through it (app/sync.py,
+        # then app/resident.py).
         self._sync = sync
         # Called on the writer thread after each commit with its outcomes (quota counts).
         self._commit_listeners: list[Callable[[Sequence[AppendOutcome]], None]] = []
@@ -115,65 +103,28 @@ class Ledger:
         """The store's episode reads, for use cases that read the log (on a reader thread)."""
         return self._store
 
-    def rebuild_caches(self) -> tuple[int, int]:
-        """Loads the recall tables, then the vector index, from the store (at start, before
-        serving); returns (vectors, episodes) loaded. Vectors are loaded only for the episodes
-        the tables hold: another node may append meanwhile, and its episodes reach both caches
-        together later (app/sync.py)."""
-        episodes = 0
-        last_ids: dict[ChainKey, int] = {}
-        for chain in self._store.chains():
-            stored = list(self._store.iter_chain(chain))
-            if not stored:
-                # An erased student's chain: nothing of it is recalled.
-                continue
-            facts = self._facts_of(chain, stored)
-            self._tables.add(
-                chain, (recall_row(ep, f) for ep, f in zip(stored, facts, strict=True))
-            )
-            if stored:
-                self._sync.loaded(chain, stored[-1].seq)
-                last_ids[chain] = stored[-1].episode_id
-            episodes += len(stored)
-        vectors = self._vectors.rebuild(
-            _held_vectors(self._store.iter_vectors(self._embedder.model_id), last_ids)
-        )
-        return vectors, episodes
-
-    def _facts_of(self, chain: ChainKey, stored: Sequence[StoredEpisode]) -> list[RecallFacts]:
-        """The chain's recall facts as stored; those missing or made by older rules
-        (`FACTS_VERSION`) are derived again and saved, so a restart reads facts rather than
-        re-stemming the whole history, and an upgrade reindexes once."""
-        kept = self._store.recall_facts(chain)
-        stale = [ep for ep in stored if kept.get(ep.episode_id, (0, None))[0] != FACTS_VERSION]
-        if stale:
-            fresh = recall_facts(stale, self._counter)
-            with self._store.writing() as w:
-                w.save_recall_facts(
-                    chain, [(ep.episode_id, f) for ep, f in zip(stale, fresh, strict=True)]
-                )
-            made = {ep.episode_id: f for ep, f in zip(stale, fresh, strict=True)}
-        else:
-            made = {}
-        return [
-            made[ep.episode_id] if ep.episode_id in made else kept[ep.episode_id][1]
-            for ep in stored
-        ]
-
     # -- writes --------------------------------------------------------------------------------
 
     def prepare(
-        self, episodes: Sequence[NewEpisode], budget: WorkBudget | None = None
+        self,
+        episodes: Sequence[NewEpisode],
+        budget: WorkBudget | None = None,
+        *,
+        embed: bool = True,
     ) -> PreparedBatch:
-        """Embeds the episodes and derives their recall facts (blocking: on an embed thread).
+        """Derives the episodes' recall facts and, if `embed`, embeds them (blocking: on an
+        embed thread); without `embed` the embedding queue embeds them after the commit.
         `budget` bounds the text work of the facts (an answer's narration check reads every
         sentence); it is checked before the embedding too."""
         if budget is not None:
             budget.check()
-        vectors = self._embedder.embed([ep.embedding_text() for ep in episodes])
+        vectors = self._embedder.embed([ep.embedding_text() for ep in episodes]) if embed else None
         facts = recall_facts(episodes, self._counter, budget)
         return PreparedBatch(
-            [PreparedEpisode(ep, vectors[i], facts[i]) for i, ep in enumerate(episodes)],
+            [
+                PreparedEpisode(ep, None if vectors is None else vectors[i], facts[i])
+                for i, ep in enumerate(episodes)
+            ],
             facts,
         )
 
@@ -186,11 +137,28 @@ class Ledger:
             self._executors.embed, budget, self.prepare, episodes, budget
         )
 
+    async def vector_lag_room(self) -> None:
+        """Waits while the embedding queue holds `MAX_VECTOR_LAG` episodes or more: an import
+        may run ahead of the embedder, but only so far."""
+        while self._queue.pending() >= MAX_VECTOR_LAG:
+            await asyncio.to_thread(self._queue.wait_below, MAX_VECTOR_LAG, LAG_POLL_SECONDS)
+
+    async def prepare_unembedded(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
+        """As `embed`, but leaves the embedding to the queue: for batch imports, whose pace the
+        embedder must not set. Runs on the ingest thread, apart from the embed pool that single
+        writes wait on."""
+        return await self._executors.run(
+            self._executors.ingest, lambda: self.prepare(episodes, embed=False)
+        )
+
     async def write(
-        self, prepared: PreparedBatch, *, deadline: float | None = None
+        self, prepared: PreparedBatch, *, deadline: float | None = None, bulk: bool = False
     ) -> list[AppendOutcome]:
-        """Commits the items in one transaction, then adds them to the caches."""
-        outcomes, _ = await self.write_with(prepared, lambda _w, _outcomes: None, deadline=deadline)
+        """Commits the items in one transaction, then adds them to the caches. `bulk` writes
+        (an import's chunks) give way to the writes a caller waits on."""
+        outcomes, _ = await self.write_with(
+            prepared, lambda _w, _outcomes: None, deadline=deadline, bulk=bulk
+        )
         return outcomes
 
     async def write_with(
@@ -201,6 +169,7 @@ class Ledger:
         also: Change = Change.NOTHING,
         guard: Callable[[StoreWriter], None] | None = None,
         deadline: float | None = None,
+        bulk: bool = False,
     ) -> tuple[list[AppendOutcome], T]:
         """Commits the items and whatever `then` writes beside them (a file version, a belief)
         in ONE transaction, on the writer thread; `then` sees the outcomes, so it can refer to
@@ -234,7 +203,8 @@ class Ledger:
                     self._changes.changed(chain, what)
             return outcomes, result
 
-        return await self._executors.run(self._executors.writer, commit)
+        lane = self._executors.bulk_writer if bulk else self._executors.writer
+        return await self._executors.run(lane, commit)
 
     async def in_transaction(
         self, chain: ChainKey, changes: Change, fn: Callable[[StoreWriter], T]
@@ -252,18 +222,35 @@ class Ledger:
         return await self._executors.run(self._executors.writer, commit)
 
     def _index_inserted(self, prepared: PreparedBatch, outcomes: Sequence[AppendOutcome]) -> None:
-        """Adds what was committed to the caches (vector index, recall tables), chain by chain."""
+        """Adds what was committed to the held chains' caches (app/resident.py), chain by chain,
+        and queues the embeddings still to compute."""
         by_chain: dict[ChainKey, list[int]] = {}
         for i, outcome in enumerate(outcomes):
             if outcome.status is AppendStatus.INSERTED:
                 by_chain.setdefault(outcome.episode.chain, []).append(i)
+        later: list[tuple[ChainKey, int, str]] = []
         for chain, rows in by_chain.items():
+            embedded = [i for i in rows if prepared.items[i].vector is not None]
+            ids = np.asarray([outcomes[i].episode.episode_id for i in embedded], np.int64)
+            vectors = (
+                np.stack([prepared.items[i].vector for i in embedded])  # type: ignore[misc]
+                if embedded
+                else np.empty((0, self._embedder.dim), np.float32)
+            )
             self._sync.add_committed(
                 chain,
                 [outcomes[i].episode for i in rows],
-                np.stack([prepared.items[i].vector for i in rows]),
                 [prepared.facts[i] for i in rows],
+                ids,
+                vectors,
             )
+            later += [
+                (chain, outcomes[i].episode.episode_id, prepared.items[i].episode.embedding_text())
+                for i in rows
+                if prepared.items[i].vector is None
+            ]
+        # After the tables: an episode is searchable by its words before its vector is queued.
+        self._queue.enqueue(later)
 
     async def append(
         self,

@@ -19,9 +19,10 @@ from tutor_memory.app.blocks import BlockBuilder, Blocks
 from tutor_memory.app.caches import ChainCache
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.config import ServerConfig
+from tutor_memory.app.embedding_queue import BACKLOG_RESCAN_SECONDS, EmbeddingQueue
 from tutor_memory.app.episodes import Episodes
 from tutor_memory.app.erasure import Eraser
-from tutor_memory.app.executors import Executors
+from tutor_memory.app.executors import Executors, in_background
 from tutor_memory.app.files import FileIngest, passage_cache
 from tutor_memory.app.ingest import BatchIngest
 from tutor_memory.app.ledger import Ledger
@@ -30,16 +31,19 @@ from tutor_memory.app.metrics import CacheReport, Metrics
 from tutor_memory.app.nightly import NightlyCycle
 from tutor_memory.app.quotas import Quotas
 from tutor_memory.app.reports import Reporter
+from tutor_memory.app.resident import ResidentChains
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.app.views import CachedSources
 from tutor_memory.domain.recall.block_ids import BlockIds
+from tutor_memory.domain.recall.facts import FACTS_VERSION
 from tutor_memory.domain.recall.timewords import warm_up as warm_up_time_words
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.signing import ServerKey
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import RecallTables
+from tutor_memory.index.snapshots import SnapshotFiles
 from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.models.embedder import Embedder, UseOnnxEmbedder
 from tutor_memory.models.fetch import MODEL_FILE_NAME, default_model_dir
@@ -90,14 +94,22 @@ class Services:
     changes: ChangeHub
     key: ServerKey
     ledger: Ledger
+    embedding: EmbeddingQueue
+    resident: ResidentChains
     sync: ChainSync
     telemetry: Telemetry
     quotas: Quotas
     eraser: Eraser
 
     def close(self) -> None:
-        """Waits for the work handed to the pools, then closes the store."""
+        """Stops the embedding queue (what it still holds is in the store without a vector and
+        is embedded at the next start), waits for the work handed to the pools, writes the
+        snapshots of the large chains that changed, then closes the store."""
+        self.resident.stop_warm_up()
+        self.embedding.stop()
         self.executors.shutdown()
+        self.vectors.close()
+        self.resident.write_snapshots()
         self.store.close()
 
 
@@ -151,12 +163,15 @@ def build_services(
     model between servers; `telemetry` is where the use cases report and `quotas` the per-tenant
     limits the server's call gate applies (fresh ones by default). Raises ConfigError for a
     configuration that cannot work."""
+    # The tokenizer and the model load side by side (both mostly native code): start-up waits
+    # for the slower of the two instead of their sum.
+    counting = in_background(load_counter, config.tokenizer)
     telemetry = telemetry or Telemetry()
+    embedder = embedder or load_embedder(config)
     try:
-        counter = load_counter(config.tokenizer)
+        counter = counting.result()
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
-    embedder = embedder or load_embedder(config)
     # The date library compiles each language's patterns on first use: here, not in a turn.
     warm_up_time_words()
     store = open_store(config)
@@ -166,16 +181,30 @@ def build_services(
     changes = ChangeHub()
     vectors = VectorIndex(embedder.dim)
     tables = RecallTables()
+    resident = ResidentChains(
+        store,
+        tables,
+        vectors,
+        counter,
+        embedder.model_id,
+        executors.bulk_writer,
+        budget_bytes=config.cache_budget_bytes,
+        snapshots=SnapshotFiles(config.snapshot_dir, embedder.model_id, FACTS_VERSION),
+    )
     sync = ChainSync(
         store,
-        vectors,
-        tables,
+        resident,
         counter,
         changes,
         embedder.model_id,
         check_store=config.checks_other_writers,
     )
-    ledger = Ledger(store, embedder, vectors, tables, counter, executors, changes, sync)
+    # With other writers, an idle queue also takes up what a dead node left unembedded.
+    rescan = BACKLOG_RESCAN_SECONDS if config.checks_other_writers else None
+    embedding = EmbeddingQueue(
+        store, embedder, executors, resident.add_vectors, rescan_seconds=rescan
+    )
+    ledger = Ledger(store, embedder, sync, counter, executors, changes, embedding)
 
     # With other writers, every read of a derived cache first checks the chain's head.
     fresh = sync.refresh if sync.check_store else None
@@ -206,15 +235,16 @@ def build_services(
         config.recall_levers,
     )
     answers = AnswerTracer(ledger, store, passages, block_ids, executors)
-    # Caches that are not per-chain ChainCaches, dropped when a student is erased (the vector
-    # index and the recall tables are dropped by the Eraser itself).
-    for forget in (beliefs.forget, sources.forget, answers.forget, builder.forget):
+    # Caches that are not per-chain ChainCaches, dropped when a student is erased (the held
+    # recall table, vector index and snapshot files by ResidentChains.forget).
+    for forget in (beliefs.forget, sources.forget, answers.forget, builder.forget, resident.forget):
         changes.subscribe(Change.ERASED, forget)
     # Stored episodes per tenant, for the quotas: counted from the store at start
     # (`Quotas.set_episode_counts`), then by every commit.
     quotas = quotas or Quotas()
     ledger.on_commit(quotas.count_inserted)
-    _watch(telemetry.metrics, vectors, tables, maps, current_beliefs, passages, quotas)
+    _watch(telemetry.metrics, vectors, tables, resident, maps, current_beliefs, passages, quotas)
+    telemetry.metrics.watch_embedding_backlog(embedding.pending)
     return Services(
         episodes=Episodes(ledger, store, key, beliefs, teacher, executors),
         ingest=BatchIngest(ledger, beliefs, telemetry),
@@ -235,6 +265,8 @@ def build_services(
         changes=changes,
         key=key,
         ledger=ledger,
+        embedding=embedding,
+        resident=resident,
         sync=sync,
         telemetry=telemetry,
         quotas=quotas,
@@ -246,16 +278,24 @@ def _watch(
     metrics: Metrics,
     vectors: VectorIndex,
     tables: RecallTables,
+    resident: ResidentChains,
     maps: MapCache,
     current_beliefs: ChainCache[list[BeliefRow]],
     passages: ChainCache[Any],
     quotas: Quotas,
 ) -> None:
     """Every cache the metrics report (tutor_memory_cache_*), and the per-tenant counts. The
-    vector index and the recall tables hold every chain and never evict (yet); the per-chain
-    caches of derived data are LRU-bounded and cannot measure their bytes cheaply."""
-    metrics.watch_cache("vectors", lambda: CacheReport(vectors.chains(), vectors.vector_bytes(), 0))
-    metrics.watch_cache("recall_tables", lambda: CacheReport(len(tables), tables.array_bytes(), 0))
+    vector index and the recall tables hold the chains in memory (app/resident.py), which leave
+    together under the memory budget: both report its evictions; the per-chain caches of derived
+    data are LRU-bounded and cannot measure their bytes cheaply."""
+    metrics.watch_cache(
+        "vectors",
+        lambda: CacheReport(vectors.chains(), vectors.vector_bytes(), resident.evictions()),
+    )
+    metrics.watch_cache(
+        "recall_tables",
+        lambda: CacheReport(len(tables), tables.array_bytes(), resident.evictions()),
+    )
     for name, cache in (
         ("maps", maps.cache),
         ("beliefs", current_beliefs),

@@ -1,19 +1,29 @@
-"""Keeping a server's in-memory caches of a chain (vector index, recall tables, and everything the
-change hook drops) in step with a store that other server processes write too.
+"""Keeping a server's in-memory caches of a chain (the held chains' vector indexes and recall
+tables of app/resident.py, and everything the change hook drops) in step with a store that other
+server processes write too.
 
-Every episode reaches the caches through here: the ones this process commits (`add_committed`,
-from the ledger right after the commit) and the ones another process committed (`refresh`, before
-a read that uses the caches). A chain's episodes are added in seq order, each once, under the
-chain's lock, so the two paths never race: whichever comes first adds an episode, and the other
-skips it.
+Every episode reaches the held chains through here: the ones this process commits
+(`add_committed`, from the ledger right after the commit) and the ones another process committed
+(`refresh`, before a read that uses the caches). A chain's episodes are passed on in seq order
+under the chain's lock, and the held chain keeps each episode once (app/resident.py skips ids it
+holds), so the two paths never race.
 
 `refresh` costs one indexed lookup of the chain's head in the store (`Store.chain_head`); only
-when the head moved does it read the missing episodes and their stored embeddings, add them, and
-report what they changed through the change hook (`app.changes`), as their writer did on its own
-node, so the derived caches (map, beliefs, passages) that depend on it drop the chain. It is on
-for PostgreSQL (several nodes share one database) and can be turned on for a SQLite file that
-several processes write (`--sync`); a lone process needs none of it, since every write it sees is
-its own.
+when the head moved does it read the missing episodes, hand them (with their stored embeddings) to
+the held chain if this node holds it, and report what they changed through the change hook
+(`app.changes`), as their writer did on its own node, so the derived caches (map, beliefs,
+passages) that depend on it drop the chain. A chain this node has not read since it started is
+not caught up but adopted at the head: nothing of it is cached yet, and its first load reads the
+store (app/resident.py calls `before_load` first, so writes of other nodes during the load are
+caught up after it).
+
+Another node embeds its imports after acknowledging them (app/embedding_queue.py); no head moves
+when it stores those vectors, so a refresh of a held chain with episodes still lacking a vector
+looks their vectors up in the store, at most once every `VECTOR_RECHECK_SECONDS` per chain.
+
+It is on for PostgreSQL (several nodes share one database) and can be turned on for a SQLite file
+that several processes write (`--sync`); a lone process needs none of it, since every write it
+sees is its own.
 
 Read-your-writes across nodes: an episode acknowledged by node A was committed before A answered,
 so the head that node B reads before its next block includes it.
@@ -22,6 +32,7 @@ so the head that node B reads before its next block includes it.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -29,11 +40,10 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.app.changes import Change, ChangeHub
+from tutor_memory.app.resident import ResidentChains
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
 from tutor_memory.domain.recall.facts import RecallFacts, recall_facts, recall_row
 from tutor_memory.domain.tokens import TokenCounter
-from tutor_memory.index.recall_tables import RecallTables
-from tutor_memory.index.vectors import VectorIndex
 from tutor_memory.store.protocols import ChangeReads
 
 # What episodes of each kind written elsewhere may have changed besides the episodes: the same
@@ -45,6 +55,12 @@ CHANGES_BY_KIND: dict[Kind, Change] = {
     Kind.TAUGHT: Change.TEACHING,
     Kind.FILE: Change.FILES,
 }
+# How often a refresh of a held chain whose episodes still lack a vector looks those vectors up
+# (another node's embedding queue stores them without moving the head): at most one lookup a
+# second per chain keeps the cost off the blocks, and a second is well under the queue's own lag.
+VECTOR_RECHECK_SECONDS = 1.0
+# The most episode ids one such lookup asks for (the oldest first); the rest wait for the next.
+VECTOR_RECHECK_IDS = 4_096
 
 
 def changes_of(episodes: Sequence[StoredEpisode]) -> Change:
@@ -61,8 +77,7 @@ class ChainSync:
     def __init__(
         self,
         store: ChangeReads,
-        vectors: VectorIndex,
-        tables: RecallTables,
+        resident: ResidentChains,
         counter: TokenCounter,
         changes: ChangeHub,
         model_id: str,
@@ -70,20 +85,23 @@ class ChainSync:
         check_store: bool,
     ) -> None:
         self._store = store
-        self._vectors = vectors
-        self._tables = tables
+        self._resident = resident
         self._counter = counter
         self._changes = changes
         self._model_id = model_id
         # Whether other processes write the store: then reads check the chain's head first.
         self.check_store = check_store
-        # The last seq the caches hold of each chain, and the beliefs mark last seen.
+        # The last seq this node's caches account for, per chain (absent: never read here), the
+        # beliefs mark last seen, and when the missing vectors were last looked up.
         self._held: dict[ChainKey, int] = {}
         self._beliefs: dict[ChainKey, tuple[int, int]] = {}
+        self._vectors_checked: dict[ChainKey, float] = {}
         self._locks: dict[ChainKey, threading.Lock] = {}
         self._locks_lock = threading.Lock()
         # Chains already brought up to date by the read running on this thread (see `fresh`).
         self._local = threading.local()
+        if check_store:
+            resident.before_load = self.before_load
 
     def _lock_of(self, chain: ChainKey) -> threading.Lock:
         lock = self._locks.get(chain)
@@ -94,39 +112,46 @@ class ChainSync:
 
     # -- this process's own writes -------------------------------------------------------------
 
-    def loaded(self, chain: ChainKey, seq: int) -> None:
-        """The caches were filled with the chain up to `seq` (at start, before serving)."""
-        with self._lock_of(chain):
-            self._held[chain] = max(seq, self._held.get(chain, 0))
-
     def add_committed(
         self,
         chain: ChainKey,
         episodes: Sequence[StoredEpisode],
-        vectors: npt.NDArray[np.float32],
         facts: Sequence[RecallFacts],
+        vector_ids: npt.NDArray[np.int64],
+        vectors: npt.NDArray[np.float32],
     ) -> None:
         """Adds episodes this process just committed to one chain (in seq order, with their
-        embeddings and recall facts), skipping any a refresh added first. If another process
-        appended to the chain since the caches last saw it, its episodes are read and added
-        first, so the caches always hold a prefix of the chain."""
+        recall facts, and the embeddings of those that have one). If another process appended
+        to the chain since this node last saw it, its episodes are read and added first, so a
+        held chain always holds a prefix of the chain."""
+        rows = [recall_row(ep, f) for ep, f in zip(episodes, facts, strict=True)]
+        if not self.check_store or not episodes:
+            self._resident.add_committed(chain, rows, vector_ids, vectors)
+            return
         what = Change.NOTHING
         with self._lock_of(chain):
-            held = self._held.get(chain, 0)
-            if episodes and episodes[0].seq > held + 1:
-                # Reads this commit's episodes too (they are in the store), in seq order.
+            held = self._held.get(chain)
+            if held is not None and episodes[0].seq > held + 1:
+                # Reads this commit's episodes too (they are in the store), in seq order; the
+                # ones not embedded yet reach the index from the embedding queue.
                 what = self._catch_up(chain, held)
             else:
-                keep = [i for i, ep in enumerate(episodes) if ep.seq > held]
-                if keep:
-                    ids = np.asarray([episodes[i].episode_id for i in keep], dtype=np.int64)
-                    self._vectors.add(chain, ids, np.stack([vectors[i] for i in keep]))
-                    self._tables.add(chain, (recall_row(episodes[i], facts[i]) for i in keep))
-                    self._held[chain] = episodes[keep[-1]].seq
+                self._resident.add_committed(chain, rows, vector_ids, vectors)
+                self._held[chain] = max(held or 0, episodes[-1].seq)
         if what:
             self._changes.changed(chain, what)
 
     # -- other processes' writes ---------------------------------------------------------------
+
+    def before_load(self, chain: ChainKey) -> None:
+        """Called before a chain is loaded from the store: a chain never read here is adopted at
+        the head read now, so what other nodes commit during the load is caught up after it."""
+        with self._lock_of(chain):
+            if chain in self._held:
+                return
+        head = self._store.chain_head(chain)
+        with self._lock_of(chain):
+            self._held.setdefault(chain, head.seq)
 
     def refresh(self, chain: ChainKey) -> None:
         """Brings the caches of `chain` up to the store's head (a no-op unless `check_store`, and
@@ -139,23 +164,29 @@ class ChainSync:
             return
         what = Change.NOTHING
         with self._lock_of(chain):
-            if head.seq > self._held.get(chain, 0):
-                what |= self._catch_up(chain, self._held.get(chain, 0))
-            if self._beliefs.get(chain) != head.beliefs:
+            held = self._held.get(chain)
+            if held is None:
+                # Nothing of the chain is cached here yet: no cache to catch up or to drop.
+                self._held[chain] = head.seq
                 self._beliefs[chain] = head.beliefs
-                what |= Change.BELIEFS
+            else:
+                if head.seq > held:
+                    what |= self._catch_up(chain, held)
+                if self._beliefs.get(chain) != head.beliefs:
+                    self._beliefs[chain] = head.beliefs
+                    what |= Change.BELIEFS
+            self._recheck_vectors(chain)
         if what:
             self._changes.changed(chain, what)
 
     def _drop_erased(self, chain: ChainKey) -> None:
         """The chain's student was erased (by another process, or by this one, whose Eraser
-        dropped the caches already): drops whatever the caches still hold of it, once."""
+        dropped the caches already): drops whatever the caches still hold of it, once (the held
+        table, index and snapshot through ResidentChains.forget, subscribed to the change)."""
         with self._lock_of(chain):
             held = self._held.pop(chain, None) is not None
             held = self._beliefs.pop(chain, None) is not None or held
-            if held:
-                self._vectors.drop(chain)
-                self._tables.drop(chain)
+            held = self._resident.holds(chain) or held
         if held:
             self._changes.changed(chain, Change.ERASED)
 
@@ -176,15 +207,31 @@ class ChainSync:
                 chains.discard(chain)
 
     def _catch_up(self, chain: ChainKey, held: int) -> Change:
-        """Adds the chain's stored episodes after `held` (the chain's lock is held); returns what
-        they changed."""
+        """Passes the chain's stored episodes after `held` on to the held chain, if this node
+        holds it (the chain's lock is held); returns what they changed."""
         new = self._store.episodes_since(chain, held)
         if not new:
             return Change.NOTHING
-        ids, vectors = self._store.vectors_of(chain, self._model_id, [e.episode_id for e in new])
-        if len(ids):
-            self._vectors.add(chain, ids, vectors)
-        facts = recall_facts(new, self._counter)
-        self._tables.add(chain, (recall_row(e, f) for e, f in zip(new, facts, strict=True)))
+        if self._resident.holds(chain):
+            ids, vectors = self._store.vectors_of(
+                chain, self._model_id, [e.episode_id for e in new]
+            )
+            facts = recall_facts(new, self._counter)
+            rows = [recall_row(e, f) for e, f in zip(new, facts, strict=True)]
+            self._resident.add_committed(chain, rows, ids, vectors)
         self._held[chain] = new[-1].seq
         return changes_of(new)
+
+    def _recheck_vectors(self, chain: ChainKey) -> None:
+        """Looks up stored vectors of the held chain's episodes that lack one (the chain's lock
+        is held), at most once every `VECTOR_RECHECK_SECONDS`."""
+        now = time.monotonic()
+        if now - self._vectors_checked.get(chain, 0.0) < VECTOR_RECHECK_SECONDS:
+            return
+        missing = self._resident.missing_of(chain, VECTOR_RECHECK_IDS)
+        if not missing:
+            return
+        self._vectors_checked[chain] = now
+        ids, vectors = self._store.vectors_of(chain, self._model_id, missing)
+        if len(ids):
+            self._resident.add_vectors(chain, ids, vectors)

@@ -15,11 +15,13 @@ from tutor_memory.api.tokens_file import entry_text
 from tutor_memory.app import logs
 from tutor_memory.app.config import (
     DEFAULT_BLOCK_CAP_SECONDS,
+    DEFAULT_CACHE_BUDGET_MIB,
     DEFAULT_DATA_DIR,
     DEFAULT_GRACE_SECONDS,
     DEFAULT_LISTEN,
     DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_READINESS_PROBE_SECONDS,
+    MIB,
     ServerConfig,
 )
 from tutor_memory.cli import erasure as cli_erasure
@@ -91,6 +93,14 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=DEFAULT_BLOCK_CAP_SECONDS,
         help="hard cap on building one memory block (default %(default)s)",
+    )
+    serve.add_argument(
+        "--cache-memory-mib",
+        type=int,
+        default=DEFAULT_CACHE_BUDGET_MIB,
+        help="memory for the chains' recall tables and vector indexes; beyond it the least "
+        "recently used chains are evicted and load again on their next call "
+        "(default %(default)s)",
     )
     serve.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES)
     serve.add_argument("--grace-seconds", type=float, default=DEFAULT_GRACE_SECONDS)
@@ -210,6 +220,7 @@ def _serve(args: argparse.Namespace) -> int:
         tls_key=args.tls_key,
         tokenizer=args.tokenizer,
         block_cap_seconds=args.block_cap_seconds,
+        cache_budget_bytes=args.cache_memory_mib * MIB,
         store=args.store,
         sync=args.sync,
         pool_size=args.pool_size,

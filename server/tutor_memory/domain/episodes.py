@@ -66,6 +66,14 @@ MAX_EVIDENCE = 32
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 
 
+def embedding_text(summary: str, text: str) -> str:
+    """What is embedded of an episode (see `NewEpisode.embedding_text`)."""
+    start = text[:EMBED_TEXT_CHARS]
+    if not start or start.startswith(summary):
+        return start or summary
+    return f"{summary}\n{start}"
+
+
 @dataclass(frozen=True, slots=True)
 class ChainKey:
     """One hash chain: everything of one (tenant, student, subject)."""
@@ -123,10 +131,7 @@ class NewEpisode:
         A summary that merely repeats the start of the text is not embedded twice: the cost of
         embedding grows with length, and the repeat would only weigh those words double.
         """
-        text = self.text[:EMBED_TEXT_CHARS]
-        if not text or text.startswith(self.summary):
-            return text or self.summary
-        return f"{self.summary}\n{text}"
+        return embedding_text(self.summary, self.text)
 
     def same_content(self, other: StoredEpisode) -> bool:
         """Whether a retry carries what is already stored under its client key."""

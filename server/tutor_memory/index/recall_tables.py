@@ -14,7 +14,8 @@ array, so a snapshot's views never change under it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +40,8 @@ _COLUMNS: tuple[tuple[str, type[np.generic]], ...] = (
 )
 # A stem's posting list starts this small and doubles when full.
 INITIAL_POSTINGS = 4
+# The highest count a posting holds (its uint16 column); higher counts are held as this.
+MAX_TERM_COUNT = int(np.iinfo(np.uint16).max)
 
 
 class _Postings:
@@ -60,8 +63,13 @@ class _Postings:
             tfs[: self.count] = self.tfs
             self.positions, self.tfs = positions, tfs
         self.positions[self.count] = position
-        self.tfs[self.count] = min(tf, np.iinfo(np.uint16).max)
+        self.tfs[self.count] = tf if tf < MAX_TERM_COUNT else MAX_TERM_COUNT
         self.count += 1
+
+
+# Rough bytes a Python dict entry with its key and a small object costs: the budget of the chain
+# caches (app/resident.py) counts them beside the arrays.
+ENTRY_OVERHEAD_BYTES = 200
 
 
 class ChainTable:
@@ -71,15 +79,43 @@ class ChainTable:
             name: np.empty(INITIAL_CAPACITY, dtype=dtype) for name, dtype in _COLUMNS
         }
         self._concepts: dict[str, list[int]] = {}
-        # Stem -> the episodes holding it: the chain's whole history, for the lexical set.
+        # Stem -> the episodes holding it: the chain's whole history, for the lexical set. A table
+        # loaded from a snapshot keeps the snapshot's postings as one frozen block of arrays (a
+        # stem's row in `_base`), and what was appended since in `_postings`.
+        self._base_rows: dict[str, int] = {}
+        self._base_offsets = np.zeros(1, dtype=np.int64)
+        self._base_positions = np.empty(0, dtype=np.int32)
+        self._base_tfs = np.empty(0, dtype=np.uint16)
         self._postings: dict[str, _Postings] = {}
+        self._appended_occurrences = 0
         self._total_length = 0
-        # Duplicate key -> positions of the episodes that share it (R2.4's "N more times").
-        self._copies: dict[int, list[int]] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return self._n
+
+    @property
+    def last_id(self) -> int:
+        """The highest episode id the table holds (0 when empty)."""
+        with self._lock:
+            return int(self._cols["ids"][self._n - 1]) if self._n else 0
+
+    def nbytes(self) -> int:
+        """About how much memory the table holds (arrays exactly, dict entries estimated)."""
+        with self._lock:
+            columns = sum(c.nbytes for c in self._cols.values())
+            base = (
+                self._base_offsets.nbytes + self._base_positions.nbytes + self._base_tfs.nbytes
+            ) + len(self._base_rows) * ENTRY_OVERHEAD_BYTES
+            # Appended postings: 6 bytes an occurrence, doubled for the growth slack.
+            appended = 12 * self._appended_occurrences + len(self._postings) * (
+                ENTRY_OVERHEAD_BYTES + 2 * INITIAL_POSTINGS * 6
+            )
+            concepts = (
+                sum(len(ids) for ids in self._concepts.values()) * 8
+                + len(self._concepts) * ENTRY_OVERHEAD_BYTES
+            )
+            return columns + base + appended + concepts
 
     def append(self, rows: Iterable[RecallRow]) -> None:
         rows = list(rows)
@@ -108,7 +144,6 @@ class ChainTable:
             postings = self._postings
             for offset, r in enumerate(rows):
                 position = self._n + offset
-                self._copies.setdefault(r.dup_key, []).append(position)
                 for concept in r.concepts:
                     self._concepts.setdefault(normalise(concept), []).append(r.episode_id)
                 for stem, tf in r.stems:
@@ -117,28 +152,39 @@ class ChainTable:
                         found = postings[stem] = _Postings()
                     found.add(position, tf)
                     self._total_length += tf
+                self._appended_occurrences += len(r.stems)
             self._n = end
 
     def array_bytes(self) -> int:
         """Bytes of the chain's arrays: columns and posting lists, at their capacity."""
         with self._lock:
             columns = sum(c.nbytes for c in self._cols.values())
-            return columns + sum(p.positions.nbytes + p.tfs.nbytes for p in self._postings.values())
+            base = self._base_offsets.nbytes + self._base_positions.nbytes + self._base_tfs.nbytes
+            appended = sum(p.positions.nbytes + p.tfs.nbytes for p in self._postings.values())
+            return columns + base + appended
 
     def postings(
         self, stems: Sequence[str]
     ) -> list[tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]]:
         """For each stem, the positions of the episodes holding it and how often they do (views
-        that later appends leave as they are), in `stems`' order."""
+        that later appends leave as they are, or copies), in `stems`' order."""
         with self._lock:
-            out = []
-            for stem in stems:
-                found = self._postings.get(stem)
-                if found is None:
-                    out.append((np.empty(0, np.int32), np.empty(0, np.uint16)))
-                else:
-                    out.append((found.positions[: found.count], found.tfs[: found.count]))
-            return out
+            return [self._postings_of(stem) for stem in stems]
+
+    def _postings_of(self, stem: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
+        """One stem's postings; the caller holds the lock."""
+        row = self._base_rows.get(stem)
+        found = self._postings.get(stem)
+        if row is not None:
+            start, end = self._base_offsets[row], self._base_offsets[row + 1]
+            positions, tfs = self._base_positions[start:end], self._base_tfs[start:end]
+            if found is not None:
+                positions = np.concatenate([positions, found.positions[: found.count]])
+                tfs = np.concatenate([tfs, found.tfs[: found.count]])
+            return positions, tfs
+        if found is not None:
+            return found.positions[: found.count], found.tfs[: found.count]
+        return np.empty(0, np.int32), np.empty(0, np.uint16)
 
     @property
     def total_length(self) -> int:
@@ -146,10 +192,11 @@ class ChainTable:
         return self._total_length
 
     def copies(self, dup_key: int, within: int) -> npt.NDArray[np.int64]:
-        """Positions of the episodes with this duplicate key, among the first `within` rows."""
+        """Positions of the episodes with this duplicate key, among the first `within` rows (a
+        scan of one column: it runs for the few repeated memories a block shows)."""
         with self._lock:
-            positions = np.asarray(self._copies.get(dup_key, ()), dtype=np.int64)
-        return positions[positions < within]
+            keys = self._cols["dup_key"][: min(within, self._n)]
+        return np.flatnonzero(keys == np.uint64(dup_key)).astype(np.int64)
 
     def snapshot(self) -> Snapshot:
         with self._lock:
@@ -185,13 +232,88 @@ class ChainTable:
             ids = [i for name in names for i in self._concepts.get(normalise(name), ())]
         return np.unique(np.asarray(ids, dtype=np.int64))
 
+    def compact(self) -> None:
+        """Folds the postings appended so far into the frozen block of arrays: one dict entry
+        and a slice per stem instead of a growable object with two arrays of its own, which for
+        a small chain (a few hundred stems of a hundred episodes) is most of its memory."""
+        arrays = self.to_arrays()
+        with self._lock:
+            stems = arrays["stems"].tolist()
+            self._base_rows = dict(zip(stems, range(len(stems)), strict=True))
+            self._base_offsets = arrays["stem_offsets"]
+            self._base_positions = arrays["stem_positions"]
+            self._base_tfs = arrays["stem_tfs"]
+            self._postings = {}
+            self._appended_occurrences = 0
+
+    # -- snapshots -----------------------------------------------------------------------------
+
+    def to_arrays(self) -> dict[str, npt.NDArray[Any]]:
+        """Everything the table holds as plain arrays (`from_arrays` reads them back): a
+        snapshot file loads in milliseconds where rebuilding the postings takes seconds."""
+        with self._lock:
+            arrays: dict[str, npt.NDArray[Any]] = {
+                f"col_{name}": column[: self._n].copy() for name, column in self._cols.items()
+            }
+            stems = sorted(set(self._base_rows) | set(self._postings))
+            offsets = np.zeros(len(stems) + 1, dtype=np.int64)
+            positions: list[npt.NDArray[np.int32]] = []
+            tfs: list[npt.NDArray[np.uint16]] = []
+            for i, stem in enumerate(stems):
+                p, t = self._postings_of(stem)
+                positions.append(p)
+                tfs.append(t)
+                offsets[i + 1] = offsets[i] + len(p)
+            names = sorted(self._concepts)
+            concept_offsets = np.zeros(len(names) + 1, dtype=np.int64)
+            for i, name in enumerate(names):
+                concept_offsets[i + 1] = concept_offsets[i] + len(self._concepts[name])
+            arrays.update(
+                stems=np.asarray(stems, dtype=np.str_),
+                stem_offsets=offsets,
+                stem_positions=np.concatenate(positions) if positions else np.empty(0, np.int32),
+                stem_tfs=np.concatenate(tfs) if tfs else np.empty(0, np.uint16),
+                concept_names=np.asarray(names, dtype=np.str_),
+                concept_offsets=concept_offsets,
+                concept_ids=np.asarray(
+                    [i for name in names for i in self._concepts[name]], dtype=np.int64
+                ),
+                total_length=np.asarray([self._total_length], dtype=np.int64),
+            )
+            return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, npt.NDArray[Any]]) -> ChainTable:
+        table = cls()
+        n = len(arrays["col_ids"])
+        for name, dtype in _COLUMNS:
+            column = np.empty(max(n, INITIAL_CAPACITY), dtype=dtype)
+            column[:n] = arrays[f"col_{name}"]
+            table._cols[name] = column
+        table._n = n
+        stems = arrays["stems"].tolist()
+        table._base_rows = dict(zip(stems, range(len(stems)), strict=True))
+        table._base_offsets = np.asarray(arrays["stem_offsets"], dtype=np.int64)
+        table._base_positions = np.asarray(arrays["stem_positions"], dtype=np.int32)
+        table._base_tfs = np.asarray(arrays["stem_tfs"], dtype=np.uint16)
+        offsets = arrays["concept_offsets"]
+        ids = arrays["concept_ids"].tolist()
+        table._concepts = {
+            name: ids[offsets[i] : offsets[i + 1]]
+            for i, name in enumerate(arrays["concept_names"].tolist())
+        }
+        table._total_length = int(arrays["total_length"][0])
+        return table
+
 
 class RecallTables:
-    """Every chain's table; a chain with no episode has none."""
+    """Every resident chain's table. `on_read`, when given, runs before each read of a chain
+    (app/resident.py loads the chain there, and keeps the least recently used order)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_read: Callable[[ChainKey], None] | None = None) -> None:
         self._tables: dict[ChainKey, ChainTable] = {}
         self._lock = threading.Lock()
+        self.on_read = on_read
         # chain -> (rows, bytes) when last measured (array_bytes).
         self._measured: dict[ChainKey, tuple[int, int]] = {}
 
@@ -203,10 +325,19 @@ class RecallTables:
         table.append(rows)
 
     def get(self, chain: ChainKey) -> ChainTable | None:
+        if self.on_read is not None:
+            self.on_read(chain)
         return self._tables.get(chain)
 
-    def drop(self, chain: ChainKey) -> None:
-        """Forgets the chain's table (its student was erased)."""
+    def held(self, chain: ChainKey) -> ChainTable | None:
+        """The chain's table if it is in memory, without loading it."""
+        return self._tables.get(chain)
+
+    def put(self, chain: ChainKey, table: ChainTable) -> None:
+        with self._lock:
+            self._tables[chain] = table
+
+    def remove(self, chain: ChainKey) -> None:
         with self._lock:
             self._tables.pop(chain, None)
             self._measured.pop(chain, None)

@@ -38,6 +38,11 @@ HNSW_MIN_VECTORS = 8_000
 # HNSW graph degree and search breadth: the values docs/DESIGN.md P2 gives (M32, ef64).
 HNSW_M = 32
 HNSW_EF_SEARCH = 64
+# Vectors added to a graph being built between two checks for a server stopping.
+CONVERT_STEP = 4_096
+# Memory an HNSW graph adds per vector: about 2 x M links of 4 bytes at its base level, plus the
+# upper levels' few.
+HNSW_LINK_BYTES = 2 * HNSW_M * 4 + 16
 
 
 def _flat(dim: int) -> faiss.IndexIDMap2:
@@ -76,6 +81,7 @@ class VectorIndex:
         self._chains: dict[ChainKey, _ChainIndex] = {}
         self._create_lock = threading.Lock()
         self._converters: list[threading.Thread] = []
+        self._closing = threading.Event()
 
     def _entry(self, chain: ChainKey) -> _ChainIndex:
         entry = self._chains.get(chain)
@@ -104,14 +110,21 @@ class VectorIndex:
                 entry.converting = True
                 ids_now, vectors_now = _contents(entry.index, 0)
         if start:
-            thread = threading.Thread(
-                target=self._convert,
-                args=(chain, entry, ids_now, vectors_now),
-                name="hnsw-build",
-                daemon=True,
-            )
-            self._converters.append(thread)
-            thread.start()
+            self._start_conversion(chain, entry, ids_now, vectors_now)
+
+    def _start_conversion(
+        self,
+        chain: ChainKey,
+        entry: _ChainIndex,
+        ids: npt.NDArray[np.int64],
+        vectors: npt.NDArray[np.float32],
+    ) -> None:
+        thread = threading.Thread(
+            target=self._convert, args=(chain, entry, ids, vectors), name="hnsw-build", daemon=True
+        )
+        self._converters = [t for t in self._converters if t.is_alive()]
+        self._converters.append(thread)
+        thread.start()
 
     def _convert(
         self,
@@ -122,7 +135,16 @@ class VectorIndex:
     ) -> None:
         faiss.omp_set_num_threads(FAISS_THREADS)
         graph = _hnsw(self.dim)
-        graph.add_with_ids(vectors, ids)
+        # In steps, so that a server stopping meanwhile (`close`) does not wait for the whole
+        # graph, which takes minutes for 100k vectors on a busy machine.
+        for start in range(0, len(ids), CONVERT_STEP):
+            if self._closing.is_set():
+                with entry.lock:
+                    entry.converting = False
+                return
+            graph.add_with_ids(
+                vectors[start : start + CONVERT_STEP], ids[start : start + CONVERT_STEP]
+            )
         with entry.lock:
             # Vectors added to the flat index while the graph was being built.
             late_ids, late_vectors = _contents(entry.index, len(ids))
@@ -130,6 +152,11 @@ class VectorIndex:
                 graph.add_with_ids(late_vectors, late_ids)
             entry.index, entry.graph, entry.converting = graph, True, False
         log.info("chain index moved to HNSW", extra={"vectors": graph.ntotal})
+
+    def close(self) -> None:
+        """Stops the graph builds in progress (their chains keep their flat index)."""
+        self._closing.set()
+        self.wait_for_conversions()
 
     def wait_for_conversions(self) -> None:
         """Blocks until background graph builds finish (start-up, tests, shutdown)."""
@@ -151,12 +178,6 @@ class VectorIndex:
         keep = ids[0] >= 0
         return ids[0][keep].astype(np.int64), scores[0][keep]
 
-    def drop(self, chain: ChainKey) -> None:
-        """Forgets the chain's vectors (its student was erased). A graph still being built for
-        it finishes into the dropped entry, which nothing reads."""
-        with self._create_lock:
-            self._chains.pop(chain, None)
-
     def count(self, chain: ChainKey) -> int:
         entry = self._chains.get(chain)
         return 0 if entry is None else int(entry.index.ntotal)
@@ -167,6 +188,49 @@ class VectorIndex:
 
     def chains(self) -> int:
         return len(self._chains)
+
+    def held(self, chain: ChainKey) -> bool:
+        return chain in self._chains
+
+    def remove(self, chain: ChainKey) -> None:
+        """Drops the chain's index (evicted; a later load builds it again)."""
+        with self._create_lock:
+            self._chains.pop(chain, None)
+
+    def nbytes(self, chain: ChainKey) -> int:
+        """About how much memory the chain's index holds: its vectors, ids and graph links."""
+        entry = self._chains.get(chain)
+        if entry is None:
+            return 0
+        per_vector = self.dim * 4 + 8 + (HNSW_LINK_BYTES if entry.graph else 0)
+        return int(entry.index.ntotal) * per_vector
+
+    def copy_of(self, chain: ChainKey) -> tuple[faiss.Index, bool] | None:
+        """A copy of the chain's index and whether it is a graph, for a snapshot file; None if
+        the chain has no index."""
+        entry = self._chains.get(chain)
+        if entry is None:
+            return None
+        with entry.lock:
+            return faiss.clone_index(entry.index), entry.graph
+
+    def put(self, chain: ChainKey, index: faiss.Index, graph: bool) -> None:
+        """Puts an index read back from a snapshot in place of the chain's; a flat one that is
+        large enough moves to a graph in the background, as one grown by `add` does."""
+        if not isinstance(index, faiss.IndexIDMap2):
+            raise ValueError("a chain's index must be an IndexIDMap2")
+        if graph:
+            inner = faiss.downcast_index(index.index)
+            assert isinstance(inner, faiss.IndexHNSWFlat)
+            inner.hnsw.efSearch = HNSW_EF_SEARCH
+        entry = _ChainIndex(index, graph=graph)
+        with self._create_lock:
+            self._chains[chain] = entry
+        if not graph and index.ntotal >= self.hnsw_min_vectors:
+            with entry.lock:
+                entry.converting = True
+                ids_now, vectors_now = _contents(entry.index, 0)
+            self._start_conversion(chain, entry, ids_now, vectors_now)
 
     def vector_bytes(self) -> int:
         """Bytes of the vectors held (4 per dimension; an HNSW graph's links come on top)."""

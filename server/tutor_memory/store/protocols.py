@@ -40,10 +40,11 @@ from tutor_memory.store.transfer import TableTransfer
 
 @dataclass(frozen=True, slots=True)
 class PreparedEpisode:
-    """A validated episode with its embedding, ready for one transaction."""
+    """A validated episode, with its embedding or without (then computed after the commit, by
+    the embedding queue of app/embedding_queue.py), ready for one transaction."""
 
     episode: NewEpisode
-    vector: npt.NDArray[np.float32]
+    vector: npt.NDArray[np.float32] | None
     # What recall derives from it (stored beside it, in the same transaction).
     facts: RecallFacts
 
@@ -76,8 +77,8 @@ class EpisodeWrites(Protocol):
     def append(
         self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
     ) -> list[AppendOutcome]:
-        """Writes every item: each row, its chain link, its full-text entry and its embedding.
-        Returns one outcome per item, in order."""
+        """Writes every item: each row, its chain link, its recall facts and its embedding when
+        it has one. Returns one outcome per item, in order."""
         ...
 
     def annotate(
@@ -138,7 +139,17 @@ class NightlyWrites(Protocol):
     ) -> None: ...
 
 
-class StoreWriter(EpisodeWrites, FileWrites, BeliefWrites, NightlyWrites, Protocol):
+class VectorWrites(Protocol):
+    def save_vectors(
+        self, model_id: str, rows: Sequence[tuple[ChainKey, int, npt.NDArray[np.float32]]]
+    ) -> None:
+        """Stores the embeddings (chain, episode id, vector) of episodes committed without one;
+        an episode that has an embedding already keeps it (another node may have embedded it
+        too), and an id that is not an episode of that chain is ignored."""
+        ...
+
+
+class StoreWriter(EpisodeWrites, FileWrites, BeliefWrites, NightlyWrites, VectorWrites, Protocol):
     """Writes inside one transaction (`Store.writing()`): all of them commit, or none."""
 
 
@@ -197,6 +208,51 @@ class EpisodeReads(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Unembedded:
+    """An episode stored without an embedding: committed before its vector was computed."""
+
+    chain: ChainKey
+    episode_id: int
+    # What is embedded of it (`domain.episodes.embedding_text`).
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRecall:
+    """What recall holds of one stored episode, read back to load a chain into memory."""
+
+    episode_id: int
+    occurred_at_us: int
+    salience: float
+    kind: Kind
+    concepts: tuple[str, ...]
+    # None when missing or made by older rules (`FACTS_VERSION`): derived again by the loader.
+    facts: RecallFacts | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChainRecall:
+    """A chain's episodes after some id, as recall holds them, and their stored embeddings."""
+
+    rows: list[StoredRecall]
+    vector_ids: npt.NDArray[np.int64]
+    vectors: npt.NDArray[np.float32]
+    # How many episodes of the chain have ids up to the `after_id` asked for (to check that a
+    # snapshot of the chain up to that id matches the store).
+    before: int
+
+
+class ChainLoads(Protocol):
+    def chain_recall(
+        self, chain: ChainKey, model_id: str, *, after_id: int, vectors_of: Sequence[int] = ()
+    ) -> ChainRecall:
+        """From one consistent read: the chain's episodes with ids above `after_id` (ascending),
+        the stored `model_id` embeddings of those episodes and of the episodes `vectors_of`, and
+        how many episodes have ids up to `after_id`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class ChainHead:
     """What tells a server whether its caches of a chain are behind the store (app/sync.py)."""
 
@@ -251,6 +307,20 @@ class Erasing(Protocol):
 class VectorReads(Protocol):
     def iter_vectors(self, model_id: str) -> Iterator[ChainVectors]:
         """Every stored embedding made by `model_id`, one chain at a time."""
+        ...
+
+    def last_episode_id(self) -> int:
+        """The highest episode id stored (0 when there is none)."""
+        ...
+
+    def unembedded(self, *, after_id: int, up_to_id: int, limit: int) -> list[Unembedded]:
+        """Up to `limit` episodes with ids in (after_id, up_to_id] that have no stored embedding,
+        by ascending id."""
+        ...
+
+    def unembedded_counts(self, up_to_id: int) -> dict[ChainKey, int]:
+        """How many episodes up to `up_to_id` have no stored embedding, per chain (chains with
+        none left out)."""
         ...
 
     def count_vectors_of_other_models(self, model_id: str) -> int: ...
@@ -339,6 +409,7 @@ class Store(
     EpisodeWrites,
     EpisodeReads,
     VectorReads,
+    ChainLoads,
     FileReads,
     BeliefReads,
     NightlyReads,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from tutor_memory.domain.errors import NotFound
 from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, recall_facts
 from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.protocols import AppendStatus, PreparedEpisode
+from tutor_memory.store.sqlite import store as sqlite_store
 from tutor_memory.store.sqlite.migrate import migrations
 from tutor_memory.store.sqlite.store import SqliteStore
 
@@ -91,17 +91,14 @@ def test_failed_transaction_leaves_nothing(
     class Boom(Exception):
         pass
 
-    original = store._insert
+    original = sqlite_store._episode_row
 
-    def failing_on_a3(
-        conn: sqlite3.Connection, chain_id: int, item: PreparedEpisode, *rest: Any
-    ) -> StoredEpisode:
-        stored = original(conn, chain_id, item, *rest)
-        if stored.summary == "a3":
+    def failing_on_a3(ep: StoredEpisode, chain_id: int) -> tuple[object, ...]:
+        if ep.summary == "a3":
             raise Boom
-        return stored
+        return original(ep, chain_id)
 
-    monkeypatch.setattr(store, "_insert", failing_on_a3)
+    monkeypatch.setattr(sqlite_store, "_episode_row", failing_on_a3)
     with pytest.raises(Boom):
         store.append([_prepared(A, "a2"), _prepared(A, "a3")], model_id="m", recorded_at_us=NOW)
     monkeypatch.undo()

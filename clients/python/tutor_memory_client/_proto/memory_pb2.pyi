@@ -307,6 +307,26 @@ class IngestEpisodesReply(_message.Message):
     items: _containers.RepeatedCompositeFieldContainer[IngestItemResult]
     def __init__(self, inserted: _Optional[int] = ..., duplicate: _Optional[int] = ..., rejected: _Optional[int] = ..., items: _Optional[_Iterable[_Union[IngestItemResult, _Mapping]]] = ...) -> None: ...
 
+class ImportEpisodesRequest(_message.Message):
+    __slots__ = ("episodes",)
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    episodes: _containers.RepeatedCompositeFieldContainer[NewEpisode]
+    def __init__(self, episodes: _Optional[_Iterable[_Union[NewEpisode, _Mapping]]] = ...) -> None: ...
+
+class ImportEpisodesReply(_message.Message):
+    __slots__ = ("items", "inserted", "duplicate", "rejected", "vectors_pending")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    INSERTED_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    REJECTED_FIELD_NUMBER: _ClassVar[int]
+    VECTORS_PENDING_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[IngestItemResult]
+    inserted: int
+    duplicate: int
+    rejected: int
+    vectors_pending: int
+    def __init__(self, items: _Optional[_Iterable[_Union[IngestItemResult, _Mapping]]] = ..., inserted: _Optional[int] = ..., duplicate: _Optional[int] = ..., rejected: _Optional[int] = ..., vectors_pending: _Optional[int] = ...) -> None: ...
+
 class ListEpisodesRequest(_message.Message):
     __slots__ = ("student_id", "subject_id", "occurred_from", "occurred_to", "page_size", "page_token")
     STUDENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -504,7 +524,7 @@ class StageTiming(_message.Message):
     def __init__(self, stage: _Optional[str] = ..., ms: _Optional[float] = ...) -> None: ...
 
 class BuildBlockReply(_message.Message):
-    __slots__ = ("text", "sections", "memories", "block_id", "tokens_used", "budget_tokens", "record_mode", "time_window", "no_record", "dropped", "timings", "tokenizer", "candidates", "candidates_considered")
+    __slots__ = ("text", "sections", "memories", "block_id", "tokens_used", "budget_tokens", "record_mode", "time_window", "no_record", "dropped", "timings", "tokenizer", "candidates", "candidates_considered", "vectors_pending")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SECTIONS_FIELD_NUMBER: _ClassVar[int]
     MEMORIES_FIELD_NUMBER: _ClassVar[int]
@@ -519,6 +539,7 @@ class BuildBlockReply(_message.Message):
     TOKENIZER_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_CONSIDERED_FIELD_NUMBER: _ClassVar[int]
+    VECTORS_PENDING_FIELD_NUMBER: _ClassVar[int]
     text: str
     sections: _containers.RepeatedCompositeFieldContainer[BlockSection]
     memories: _containers.RepeatedCompositeFieldContainer[BlockMemory]
@@ -533,7 +554,8 @@ class BuildBlockReply(_message.Message):
     tokenizer: str
     candidates: _containers.RepeatedCompositeFieldContainer[CandidateReason]
     candidates_considered: int
-    def __init__(self, text: _Optional[str] = ..., sections: _Optional[_Iterable[_Union[BlockSection, _Mapping]]] = ..., memories: _Optional[_Iterable[_Union[BlockMemory, _Mapping]]] = ..., block_id: _Optional[str] = ..., tokens_used: _Optional[int] = ..., budget_tokens: _Optional[int] = ..., record_mode: _Optional[bool] = ..., time_window: _Optional[_Union[TimeWindow, _Mapping]] = ..., no_record: _Optional[bool] = ..., dropped: _Optional[bool] = ..., timings: _Optional[_Iterable[_Union[StageTiming, _Mapping]]] = ..., tokenizer: _Optional[str] = ..., candidates: _Optional[_Iterable[_Union[CandidateReason, _Mapping]]] = ..., candidates_considered: _Optional[int] = ...) -> None: ...
+    vectors_pending: int
+    def __init__(self, text: _Optional[str] = ..., sections: _Optional[_Iterable[_Union[BlockSection, _Mapping]]] = ..., memories: _Optional[_Iterable[_Union[BlockMemory, _Mapping]]] = ..., block_id: _Optional[str] = ..., tokens_used: _Optional[int] = ..., budget_tokens: _Optional[int] = ..., record_mode: _Optional[bool] = ..., time_window: _Optional[_Union[TimeWindow, _Mapping]] = ..., no_record: _Optional[bool] = ..., dropped: _Optional[bool] = ..., timings: _Optional[_Iterable[_Union[StageTiming, _Mapping]]] = ..., tokenizer: _Optional[str] = ..., candidates: _Optional[_Iterable[_Union[CandidateReason, _Mapping]]] = ..., candidates_considered: _Optional[int] = ..., vectors_pending: _Optional[int] = ...) -> None: ...
 
 class AnnotateAnswerRequest(_message.Message):
     __slots__ = ("student_id", "subject_id", "answer_episode_id", "block_id", "memory_ids")

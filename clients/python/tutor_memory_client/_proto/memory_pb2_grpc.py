@@ -44,6 +44,11 @@ class MemoryStub:
                 request_serializer=tutor__memory_dot_v1_dot_memory__pb2.IngestEpisodesRequest.SerializeToString,
                 response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.IngestEpisodesReply.FromString,
                 _registered_method=True)
+        self.ImportEpisodes = channel.stream_stream(
+                '/tutor_memory.v1.Memory/ImportEpisodes',
+                request_serializer=tutor__memory_dot_v1_dot_memory__pb2.ImportEpisodesRequest.SerializeToString,
+                response_deserializer=tutor__memory_dot_v1_dot_memory__pb2.ImportEpisodesReply.FromString,
+                _registered_method=True)
         self.ListEpisodes = channel.unary_unary(
                 '/tutor_memory.v1.Memory/ListEpisodes',
                 request_serializer=tutor__memory_dot_v1_dot_memory__pb2.ListEpisodesRequest.SerializeToString,
@@ -142,6 +147,21 @@ class MemoryServicer:
         """Batch ingest. Every item carries its own student, subject and a client_key (required), so a
         retried batch never duplicates. Items are committed in chunks as they arrive, each item whole
         or not at all; bad items are rejected one by one with a reason and do not stop the batch.
+        Acknowledged items are committed; their embeddings follow in the background (see
+        BuildBlockReply.vectors_pending). Prefer ImportEpisodes for large imports.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ImportEpisodes(self, request_iterator, context):
+        """Batch import with progress: the items of IngestEpisodes, acknowledged as they commit. The
+        server sends one reply per committed chunk (a few hundred items), naming each item of it by
+        its position in the stream and its client_key; rejected items are reported in the next reply.
+        An acknowledged item is durable, listed by ListEpisodes and recalled by its words and recency
+        at once, and by meaning once its embedding is computed. A client whose stream breaks resends
+        only the items no reply acknowledged (client keys make a resent item a duplicate). No limit on
+        the number of items; the server stops reading while its chunks are busy (flow control).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -305,6 +325,11 @@ def add_MemoryServicer_to_server(servicer, server):
                     request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.IngestEpisodesRequest.FromString,
                     response_serializer=tutor__memory_dot_v1_dot_memory__pb2.IngestEpisodesReply.SerializeToString,
             ),
+            'ImportEpisodes': grpc.stream_stream_rpc_method_handler(
+                    servicer.ImportEpisodes,
+                    request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.ImportEpisodesRequest.FromString,
+                    response_serializer=tutor__memory_dot_v1_dot_memory__pb2.ImportEpisodesReply.SerializeToString,
+            ),
             'ListEpisodes': grpc.unary_unary_rpc_method_handler(
                     servicer.ListEpisodes,
                     request_deserializer=tutor__memory_dot_v1_dot_memory__pb2.ListEpisodesRequest.FromString,
@@ -440,6 +465,33 @@ class Memory:
             '/tutor_memory.v1.Memory/IngestEpisodes',
             tutor__memory_dot_v1_dot_memory__pb2.IngestEpisodesRequest.SerializeToString,
             tutor__memory_dot_v1_dot_memory__pb2.IngestEpisodesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportEpisodes(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/tutor_memory.v1.Memory/ImportEpisodes',
+            tutor__memory_dot_v1_dot_memory__pb2.ImportEpisodesRequest.SerializeToString,
+            tutor__memory_dot_v1_dot_memory__pb2.ImportEpisodesReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -117,22 +117,39 @@ def episode_to_proto(ep: StoredEpisode) -> pb.Episode:
     return msg
 
 
+def _item_results(results: Sequence[ItemResult]) -> list[pb.IngestItemResult]:
+    return [
+        pb.IngestItemResult(
+            index=r.index,
+            client_key=r.client_key,
+            status=INGEST_STATUS_TO_PROTO[r.status],
+            episode_id=r.episode_id,
+            reason=r.reason,
+        )
+        for r in results
+    ]
+
+
 def ingest_reply(results: Sequence[ItemResult]) -> pb.IngestEpisodesReply:
     by_status = counts(results)
     return pb.IngestEpisodesReply(
         inserted=by_status[ItemStatus.INSERTED],
         duplicate=by_status[ItemStatus.DUPLICATE],
         rejected=by_status[ItemStatus.REJECTED],
-        items=[
-            pb.IngestItemResult(
-                index=r.index,
-                client_key=r.client_key,
-                status=INGEST_STATUS_TO_PROTO[r.status],
-                episode_id=r.episode_id,
-                reason=r.reason,
-            )
-            for r in results
-        ],
+        items=_item_results(results),
+    )
+
+
+def import_reply(
+    chunk: Sequence[ItemResult], totals: dict[ItemStatus, int], vectors_pending: int
+) -> pb.ImportEpisodesReply:
+    """One acknowledged chunk of ImportEpisodes; `totals` are the call's so far, chunk included."""
+    return pb.ImportEpisodesReply(
+        items=_item_results(chunk),
+        inserted=totals[ItemStatus.INSERTED],
+        duplicate=totals[ItemStatus.DUPLICATE],
+        rejected=totals[ItemStatus.REJECTED],
+        vectors_pending=vectors_pending,
     )
 
 

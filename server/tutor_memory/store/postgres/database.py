@@ -26,7 +26,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from tutor_memory.domain.errors import ResourceExhausted, Unavailable
+from tutor_memory.domain.errors import DeadlineExceeded, ResourceExhausted, Unavailable
 from tutor_memory.store.deadlines import seconds_left
 from tutor_memory.store.postgres.migrate import migrate
 
@@ -114,9 +114,17 @@ class Database:
         as Unavailable, an exhausted pool as ResourceExhausted; other errors pass unchanged."""
         if self._lost.is_set():
             self._probe()
+        wait = seconds_left(DEFAULT_POOL_WAIT_SECONDS)
         try:
-            conn = self.pool.getconn(timeout=seconds_left(DEFAULT_POOL_WAIT_SECONDS))
+            conn = self.pool.getconn(timeout=wait)
         except PoolTimeout:
+            if wait <= 0:
+                # The call came within the answer margin of its deadline and no connection was
+                # idle: its time ran out, the pool was never waited on (a batch import, which
+                # embeds after its commit, reaches the store within milliseconds).
+                raise DeadlineExceeded(
+                    "the call's deadline left no time to wait for a database connection"
+                ) from None
             stats = self.pool.get_stats()
             if stats.get("pool_size", 0) < stats.get("pool_max", 0):
                 # Connections are missing, not busy: the database may be gone.

@@ -24,6 +24,7 @@ student is stored by any node once the erasure committed.
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -34,10 +35,10 @@ import numpy.typing as npt
 
 from tutor_memory.domain.chain import GENESIS_HASH, recompute
 from tutor_memory.domain.clock import now_us
-from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
+from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode, embedding_text
 from tutor_memory.domain.erasure import Erasure, ErasureOutcome, erased_message
 from tutor_memory.domain.errors import FailedPrecondition, NotFound
-from tutor_memory.domain.recall.facts import RecallFacts
+from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, stems_from_text
 from tutor_memory.domain.records import (
     BeliefRow,
     ChainVectors,
@@ -62,7 +63,10 @@ from tutor_memory.store.protocols import (
     AppendOutcome,
     AppendStatus,
     ChainHead,
+    ChainRecall,
     PreparedEpisode,
+    StoredRecall,
+    Unembedded,
 )
 
 # Rows a chain walk (iter_chain, iter_vectors) fetches per round trip from its server-side cursor.
@@ -88,6 +92,12 @@ _SEALED_COLUMNS = ", e.sealed, k.master_key_id, k.wrapped"
 _KEY_JOIN = (
     " LEFT JOIN student_keys k ON k.student_key = c.student_key AND k.tenant = c.tenant "
     "AND k.student = c.student"
+)
+# Rows of _EPISODE_FROM whose student was not erased: an erasure deletes the vectors, and the
+# embedding queue must not take the student's episodes for ones still waiting for theirs.
+_NOT_ERASED = (
+    "NOT EXISTS (SELECT 1 FROM erasures x WHERE x.student_key = c.student_key "
+    "AND x.tenant = c.tenant AND x.student = c.student)"
 )
 _ERASURE_COLUMNS = "tenant, student, erased_at, erased_by, chains, episodes, plaintext_episodes"
 # Derived rows that hold an erased student's words (or are made from them), deleted by an erasure,
@@ -339,6 +349,92 @@ class PostgresStore:
                 if ids:
                     assert chain is not None
                     yield _chain_vectors(chain, ids, blobs)
+
+    def chain_recall(
+        self, chain: ChainKey, model_id: str, *, after_id: int, vectors_of: Sequence[int] = ()
+    ) -> ChainRecall:
+        key = self._key(chain)
+        if key is None:
+            return ChainRecall([], np.empty(0, np.int64), np.empty((0, 0), np.float32), 0)
+        # One REPEATABLE READ transaction, so rows, vectors and the count agree.
+        with self.db.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            rows = conn.execute(
+                "SELECT e.episode_id, e.occurred_at, e.salience, e.kind, e.concepts, f.version, "
+                "f.dup_key, f.tokens, f.flagged, f.language, f.stems FROM episodes e "
+                "LEFT JOIN recall_facts f ON f.student_key = e.student_key "
+                "AND f.episode_id = e.episode_id "
+                "WHERE e.student_key = %s AND e.chain_id = %s AND e.episode_id > %s "
+                "ORDER BY e.episode_id",
+                (*key, after_id),
+            ).fetchall()
+            vectors = conn.execute(
+                "SELECT episode_id, vector FROM episode_vectors WHERE student_key = %s "
+                "AND chain_id = %s AND model = %s "
+                "AND (episode_id > %s OR episode_id = ANY(%s::bigint[])) ORDER BY episode_id",
+                (*key, model_id, after_id, [int(i) for i in vectors_of]),
+            ).fetchall()
+            counted = conn.execute(
+                "SELECT count(*) FROM episodes WHERE student_key = %s AND chain_id = %s "
+                "AND episode_id <= %s",
+                (*key, after_id),
+            ).fetchone()
+        recall = [
+            StoredRecall(
+                episode_id=int(r[0]),
+                occurred_at_us=int(r[1]),
+                salience=float(r[2]),
+                kind=Kind(r[3]),
+                concepts=tuple(json.loads(r[4])) if r[4] != "[]" else (),
+                facts=RecallFacts(
+                    fact_rows.from_i64(int(r[6])),
+                    int(r[7]),
+                    bool(r[8]),
+                    r[9],
+                    stems_from_text(r[10]),
+                )
+                if r[5] == FACTS_VERSION
+                else None,
+            )
+            for r in rows
+        ]
+        ids, matrix = _arrays([int(v[0]) for v in vectors], [bytes(v[1]) for v in vectors])
+        return ChainRecall(recall, ids, matrix, 0 if counted is None else int(counted[0]))
+
+    def last_episode_id(self) -> int:
+        with self.db.connection() as conn:
+            row = conn.execute(
+                "SELECT episode_id FROM episodes ORDER BY episode_id DESC LIMIT 1"
+            ).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def unembedded(self, *, after_id: int, up_to_id: int, limit: int) -> list[Unembedded]:
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                f"SELECT {_EPISODE_COLUMNS}{_SEALED_COLUMNS} FROM {_EPISODE_FROM}{_KEY_JOIN} "
+                "WHERE e.episode_id > %s AND e.episode_id <= %s "
+                "AND NOT EXISTS (SELECT 1 FROM episode_vectors v "
+                "WHERE v.student_key = e.student_key AND v.episode_id = e.episode_id) "
+                f"AND {_NOT_ERASED} ORDER BY e.episode_id LIMIT %s",
+                (after_id, up_to_id, limit),
+            ).fetchall()
+        episodes = [self._opened(r) for r in rows]
+        return [
+            Unembedded(ep.chain, ep.episode_id, embedding_text(ep.summary, ep.text))
+            for ep in episodes
+        ]
+
+    def unembedded_counts(self, up_to_id: int) -> dict[ChainKey, int]:
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT c.tenant, c.student, c.subject, count(*) "
+                f"FROM {_EPISODE_FROM} WHERE e.episode_id <= %s AND NOT EXISTS "
+                "(SELECT 1 FROM episode_vectors v "
+                "WHERE v.student_key = e.student_key AND v.episode_id = e.episode_id) "
+                f"AND {_NOT_ERASED} GROUP BY c.tenant, c.student, c.subject",
+                (up_to_id,),
+            ).fetchall()
+        return {ChainKey(r[0], r[1], r[2]): int(r[3]) for r in rows}
 
     def ping(self) -> None:
         self.db.ping()
@@ -1032,9 +1128,10 @@ class PostgresWriter:
             if ep.client_key:
                 stored[(ep.chain, ep.client_key)] = episode
             new_rows.append(_episode_row(sk, chain_id, _as_stored(episode)))
-            vectors.append(
-                (sk, episode.episode_id, chain_id, model_id, codec.vector_bytes(item.vector))
-            )
+            if item.vector is not None:
+                vectors.append(
+                    (sk, episode.episode_id, chain_id, model_id, codec.vector_bytes(item.vector))
+                )
             derived.append((sk, chain_id, episode.episode_id, item.facts))
             outcomes.append(AppendOutcome(AppendStatus.INSERTED, episode))
         self.inserted += len(new_rows)
@@ -1042,11 +1139,13 @@ class PostgresWriter:
             with conn.cursor().copy(f"COPY episodes ({_INSERT_COLUMNS}) FROM STDIN") as copy:
                 for row in new_rows:
                     copy.write_row(row)
-            with conn.cursor().copy(
-                "COPY episode_vectors (student_key, episode_id, chain_id, model, vector) FROM STDIN"
-            ) as copy:
-                for row in vectors:
-                    copy.write_row(row)
+            if vectors:
+                with conn.cursor().copy(
+                    "COPY episode_vectors (student_key, episode_id, chain_id, model, vector) "
+                    "FROM STDIN"
+                ) as copy:
+                    for row in vectors:
+                        copy.write_row(row)
             fact_rows.add(conn, derived)
         return outcomes
 
@@ -1169,6 +1268,31 @@ class PostgresWriter:
 
     def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
         return side.current_beliefs(self._conn, self._lock(chain))
+
+    def save_vectors(
+        self, model_id: str, rows: Sequence[tuple[ChainKey, int, npt.NDArray[np.float32]]]
+    ) -> None:
+        by_chain: dict[ChainKey, list[tuple[int, npt.NDArray[np.float32]]]] = {}
+        for chain, episode_id, vector in rows:
+            by_chain.setdefault(chain, []).append((episode_id, vector))
+        for chain, of_chain in by_chain.items():
+            # Derived data beside the ledger: no chain lock; the key is only looked up.
+            key = self.locked.get(chain) or self._store._known(self._conn, chain)
+            if key is None:
+                continue
+            self._conn.execute(
+                "INSERT INTO episode_vectors (student_key, episode_id, chain_id, model, vector) "
+                "SELECT e.student_key, e.episode_id, e.chain_id, %s, w.v "
+                "FROM unnest(%s::bigint[], %s::bytea[]) AS w(id, v) JOIN episodes e "
+                "ON e.student_key = %s AND e.episode_id = w.id AND e.chain_id + 0 = %s "
+                "ON CONFLICT (student_key, episode_id) DO NOTHING",
+                (
+                    model_id,
+                    [int(i) for i, _ in of_chain],
+                    [codec.vector_bytes(v) for _, v in of_chain],
+                    *key,
+                ),
+            )
 
     def save_recall_facts(self, chain: ChainKey, facts: Sequence[tuple[int, RecallFacts]]) -> None:
         fact_rows.save(self._conn, self._lock(chain), facts)

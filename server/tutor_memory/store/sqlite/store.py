@@ -33,6 +33,7 @@ from tutor_memory.domain.episodes import (
     Outcome,
     Quiz,
     StoredEpisode,
+    embedding_text,
 )
 from tutor_memory.domain.erasure import Erasure, ErasureOutcome, erased_message
 from tutor_memory.domain.errors import FailedPrecondition, NotFound
@@ -55,7 +56,10 @@ from tutor_memory.store.protocols import (
     AppendOutcome,
     AppendStatus,
     ChainHead,
+    ChainRecall,
     PreparedEpisode,
+    StoredRecall,
+    Unembedded,
 )
 from tutor_memory.store.sqlite import side_rows as side
 from tutor_memory.store.sqlite import transfer
@@ -72,6 +76,11 @@ _EPISODE_COLUMNS = (
     "e.sealed"
 )
 _EPISODE_FROM = "episodes e JOIN chains c ON c.chain_id = e.chain_id"
+# Rows of _EPISODE_FROM whose student was not erased: an erasure deletes the vectors, and the
+# embedding queue must not take the student's episodes for ones still waiting for theirs.
+_NOT_ERASED = (
+    "NOT EXISTS (SELECT 1 FROM erasures x WHERE x.tenant = c.tenant AND x.student = c.student)"
+)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -92,24 +101,103 @@ def _from_i64(value: int) -> int:
     return value + (1 << 64) if value < 0 else value
 
 
+_INSERT_FACTS = (
+    "INSERT INTO recall_facts (episode_id, chain_id, version, dup_key, tokens, flagged, "
+    "language, stems) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET "
+    "version = excluded.version, dup_key = excluded.dup_key, tokens = excluded.tokens, "
+    "flagged = excluded.flagged, language = excluded.language, stems = excluded.stems"
+)
+
+
+def _facts_row(episode_id: int, chain_id: int, facts: RecallFacts) -> tuple[object, ...]:
+    return (
+        episode_id,
+        chain_id,
+        FACTS_VERSION,
+        _to_i64(facts.dup_key),
+        facts.tokens,
+        int(facts.flagged),
+        facts.language,
+        facts.stems_text(),
+    )
+
+
 def _insert_facts(
     conn: sqlite3.Connection, episode_id: int, chain_id: int, facts: RecallFacts
 ) -> None:
-    conn.execute(
-        "INSERT INTO recall_facts (episode_id, chain_id, version, dup_key, tokens, flagged, "
-        "language, stems) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET "
-        "version = excluded.version, dup_key = excluded.dup_key, tokens = excluded.tokens, "
-        "flagged = excluded.flagged, language = excluded.language, stems = excluded.stems",
-        (
-            episode_id,
-            chain_id,
-            FACTS_VERSION,
-            _to_i64(facts.dup_key),
-            facts.tokens,
-            int(facts.flagged),
-            facts.language,
-            facts.stems_text(),
-        ),
+    """Stores one episode's recall facts (the import of store/transfer.py)."""
+    conn.execute(_INSERT_FACTS, _facts_row(episode_id, chain_id, facts))
+
+
+def _json_list(values: Sequence[object]) -> str:
+    """A JSON array as stored; most episodes have no concepts and no evidence."""
+    return json.dumps(list(values), ensure_ascii=False) if values else "[]"
+
+
+def _stored(
+    episode_id: int,
+    item: PreparedEpisode,
+    seq: int,
+    prev_hash: bytes,
+    recorded_at_us: int,
+    sealed: bytes,
+) -> StoredEpisode:
+    """The episode with its words, its hash linked to `prev_hash` over the row as it is stored:
+    its word columns empty, the words in `sealed` only (the id is not hashed)."""
+    ep = item.episode
+    unsaved = StoredEpisode(
+        episode_id=0,
+        chain=ep.chain,
+        seq=seq,
+        kind=ep.kind,
+        summary=ep.summary,
+        text=ep.text,
+        concepts=ep.concepts,
+        salience=ep.salience,
+        occurred_at_us=ep.occurred_at_us,
+        recorded_at_us=recorded_at_us,
+        evidence=ep.evidence,
+        check=ep.check,
+        quiz=ep.quiz,
+        client_key=ep.client_key,
+        prev_hash=prev_hash,
+        hash=b"",
+        sealed=sealed,
+    )
+    as_stored = dataclasses.replace(
+        unsaved,
+        summary=NO_WORDS.summary,
+        text=NO_WORDS.text,
+        concepts=NO_WORDS.concepts,
+        check=None if ep.check is None else dataclasses.replace(ep.check, topic=""),
+    )
+    return dataclasses.replace(unsaved, episode_id=episode_id, hash=recompute(as_stored, prev_hash))
+
+
+def _episode_row(ep: StoredEpisode, chain_id: int) -> tuple[object, ...]:
+    """The row to insert: the words are in `sealed` only."""
+    check, quiz = ep.check, ep.quiz
+    return (
+        ep.episode_id,
+        chain_id,
+        ep.seq,
+        ep.kind.value,
+        NO_WORDS.summary,
+        NO_WORDS.text,
+        _json_list(NO_WORDS.concepts),
+        ep.salience,
+        ep.occurred_at_us,
+        ep.recorded_at_us,
+        _json_list([[e.file_id, e.page, e.file_fingerprint] for e in ep.evidence]),
+        check.outcome.value if check else "",
+        "",
+        check.predicted_mastery if check else None,
+        quiz.correct if quiz else 0,
+        quiz.total if quiz else 0,
+        ep.client_key,
+        ep.prev_hash,
+        ep.hash,
+        ep.sealed,
     )
 
 
@@ -285,30 +373,44 @@ class SqliteStore:
         recorded_at_us: int,
         known_new: dict[ChainKey, int],
     ) -> tuple[list[AppendOutcome], dict[ChainKey, int]]:
-        heads: dict[int, tuple[int, bytes]] = {}
+        """The rows of every item are built first and written with one statement per table:
+        an import's chunk costs a few statements, not three per episode. Episode ids are given
+        here, from the table's highest (this transaction holds the only write lock)."""
         new_chains: dict[ChainKey, int] = dict(known_new)
-        outcomes: list[AppendOutcome] = []
+        chain_ids: list[int] = []
         for item in items:
-            ep = item.episode
-            chain_id = new_chains.get(ep.chain) or self._chain_id(conn, ep.chain, create=True)
+            chain = item.episode.chain
+            chain_id = new_chains.get(chain) or self._chain_id(conn, chain, create=True)
             assert chain_id is not None
-            if ep.chain not in self._chain_ids:
-                new_chains[ep.chain] = chain_id
-            if ep.client_key:
-                existing = self._by_client_key(conn, chain_id, ep.client_key)
-                if existing is not None:
-                    if ep.same_content(existing):
-                        outcomes.append(AppendOutcome(AppendStatus.DUPLICATE, existing))
-                    else:
-                        outcomes.append(
-                            AppendOutcome(
-                                AppendStatus.CONFLICT,
-                                existing,
-                                f"client_key: {ep.client_key!r} is already stored with different "
-                                f"content (episode {existing.episode_id})",
-                            )
+            if chain not in self._chain_ids:
+                new_chains[chain] = chain_id
+            chain_ids.append(chain_id)
+        # Stored episodes by (chain, client key): those stored before, and those of this call.
+        keyed = self._by_client_keys(conn, chain_ids, items)
+        heads: dict[int, tuple[int, bytes]] = {}
+        (next_id,) = conn.execute(
+            "SELECT coalesce(max(episode_id), 0) + 1 FROM episodes"
+        ).fetchone()
+        episode_rows: list[tuple[object, ...]] = []
+        fact_rows: list[tuple[object, ...]] = []
+        vector_rows: list[tuple[object, ...]] = []
+        outcomes: list[AppendOutcome] = []
+        for item, chain_id in zip(items, chain_ids, strict=True):
+            ep = item.episode
+            existing = keyed.get((chain_id, ep.client_key)) if ep.client_key else None
+            if existing is not None:
+                if ep.same_content(existing):
+                    outcomes.append(AppendOutcome(AppendStatus.DUPLICATE, existing))
+                else:
+                    outcomes.append(
+                        AppendOutcome(
+                            AppendStatus.CONFLICT,
+                            existing,
+                            f"client_key: {ep.client_key!r} is already stored with different "
+                            f"content (episode {existing.episode_id})",
                         )
-                    continue
+                    )
+                continue
             if chain_id not in heads:
                 row = conn.execute(
                     "SELECT seq, hash FROM episodes WHERE chain_id = ? ORDER BY seq DESC LIMIT 1",
@@ -316,106 +418,58 @@ class SqliteStore:
                 ).fetchone()
                 heads[chain_id] = (0, GENESIS_HASH) if row is None else (row[0], row[1])
             last_seq, prev_hash = heads[chain_id]
-            stored = self._insert(conn, chain_id, item, last_seq + 1, prev_hash, recorded_at_us)
+            key = self._data_key(conn, ep.chain.tenant, ep.chain.student, create=True)
+            words = Words(ep.summary, ep.text, ep.concepts, ep.check.topic if ep.check else "")
+            sealed = key.seal(episode_ad(ep.chain, last_seq + 1, ep.kind.value), words)
+            stored = _stored(next_id, item, last_seq + 1, prev_hash, recorded_at_us, sealed)
+            next_id += 1
             heads[chain_id] = (stored.seq, stored.hash)
-            vector = np.ascontiguousarray(item.vector, dtype=np.float32)
-            conn.execute(
+            episode_rows.append(_episode_row(stored, chain_id))
+            fact_rows.append(_facts_row(stored.episode_id, chain_id, item.facts))
+            if item.vector is not None:
+                vector = np.ascontiguousarray(item.vector, dtype=np.float32)
+                vector_rows.append((stored.episode_id, chain_id, model_id, vector.tobytes()))
+            if ep.client_key:
+                keyed[(chain_id, ep.client_key)] = stored
+            outcomes.append(AppendOutcome(AppendStatus.INSERTED, stored))
+        conn.executemany(
+            "INSERT INTO episodes (episode_id, chain_id, seq, kind, summary, text, concepts, "
+            "salience, occurred_at, recorded_at, evidence, check_outcome, check_topic, "
+            "predicted_mastery, quiz_correct, quiz_total, client_key, prev_hash, hash, sealed) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            episode_rows,
+        )
+        conn.executemany(_INSERT_FACTS, fact_rows)
+        if vector_rows:
+            conn.executemany(
                 "INSERT INTO episode_vectors (episode_id, chain_id, model, vector) "
                 "VALUES (?, ?, ?, ?)",
-                (stored.episode_id, chain_id, model_id, vector.tobytes()),
+                vector_rows,
             )
-            outcomes.append(AppendOutcome(AppendStatus.INSERTED, stored))
         return outcomes, new_chains
 
-    def _insert(
-        self,
-        conn: sqlite3.Connection,
-        chain_id: int,
-        item: PreparedEpisode,
-        seq: int,
-        prev_hash: bytes,
-        recorded_at_us: int,
-    ) -> StoredEpisode:
-        ep = item.episode
-        key = self._data_key(conn, ep.chain.tenant, ep.chain.student, create=True)
-        words = Words(ep.summary, ep.text, ep.concepts, ep.check.topic if ep.check else "")
-        sealed = key.seal(episode_ad(ep.chain, seq, ep.kind.value), words)
-        # The row as it will be stored; its id comes from the insert and is not hashed.
-        unsaved = StoredEpisode(
-            episode_id=0,
-            chain=ep.chain,
-            seq=seq,
-            kind=ep.kind,
-            summary=ep.summary,
-            text=ep.text,
-            concepts=ep.concepts,
-            salience=ep.salience,
-            occurred_at_us=ep.occurred_at_us,
-            recorded_at_us=recorded_at_us,
-            evidence=ep.evidence,
-            check=ep.check,
-            quiz=ep.quiz,
-            client_key=ep.client_key,
-            prev_hash=prev_hash,
-            hash=b"",
-            sealed=sealed,
-        )
-        # Hashed as the row is stored: its word columns empty, the words in `sealed` only.
-        as_stored = dataclasses.replace(
-            unsaved,
-            summary=NO_WORDS.summary,
-            text=NO_WORDS.text,
-            concepts=NO_WORDS.concepts,
-            check=None if ep.check is None else dataclasses.replace(ep.check, topic=""),
-        )
-        digest = recompute(as_stored, prev_hash)
-        check, quiz = ep.check, ep.quiz
-        cur = conn.execute(
-            "INSERT INTO episodes (chain_id, seq, kind, summary, text, concepts, salience, "
-            "occurred_at, recorded_at, evidence, check_outcome, check_topic, predicted_mastery, "
-            "quiz_correct, quiz_total, client_key, prev_hash, hash, sealed) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                chain_id,
-                seq,
-                ep.kind.value,
-                # The words are in `sealed` only.
-                "",
-                "",
-                "[]",
-                unsaved.salience,
-                ep.occurred_at_us,
-                recorded_at_us,
-                json.dumps(
-                    [[e.file_id, e.page, e.file_fingerprint] for e in ep.evidence],
-                    ensure_ascii=False,
-                ),
-                check.outcome.value if check else "",
-                "",
-                check.predicted_mastery if check else None,
-                quiz.correct if quiz else 0,
-                quiz.total if quiz else 0,
-                ep.client_key,
-                prev_hash,
-                digest,
-                sealed,
-            ),
-        )
-        episode_id = cur.lastrowid
-        assert episode_id is not None
-        _insert_facts(conn, episode_id, chain_id, item.facts)
-        return dataclasses.replace(unsaved, episode_id=episode_id, hash=digest)
-
-    def _by_client_key(
-        self, conn: sqlite3.Connection, chain_id: int, client_key: str
-    ) -> StoredEpisode | None:
-        row = conn.execute(
-            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
-            # The `<> ''` term lets the planner use the partial unique index on client keys.
-            "WHERE e.chain_id = ? AND e.client_key = ? AND e.client_key <> ''",
-            (chain_id, client_key),
-        ).fetchone()
-        return None if row is None else self._episode(conn, row)
+    def _by_client_keys(
+        self, conn: sqlite3.Connection, chain_ids: Sequence[int], items: Sequence[PreparedEpisode]
+    ) -> dict[tuple[int, str], StoredEpisode]:
+        """The stored episodes of the items' client keys, by (chain id, key): one statement per
+        chain."""
+        keys: dict[int, set[str]] = {}
+        for item, chain_id in zip(items, chain_ids, strict=True):
+            if item.episode.client_key:
+                keys.setdefault(chain_id, set()).add(item.episode.client_key)
+        found: dict[tuple[int, str], StoredEpisode] = {}
+        for chain_id, wanted in keys.items():
+            rows = conn.execute(
+                f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
+                # The `<> ''` term lets the planner use the partial unique index on client keys.
+                "WHERE e.chain_id = ? AND e.client_key IN (SELECT value FROM json_each(?)) "
+                "AND e.client_key <> ''",
+                (chain_id, json.dumps(sorted(wanted))),
+            ).fetchall()
+            for row in rows:
+                stored = self._episode(conn, row)
+                found[(chain_id, stored.client_key)] = stored
+        return found
 
     # -- sealed words --------------------------------------------------------------------------
 
@@ -724,6 +778,88 @@ class SqliteStore:
             yield ChainVectors(
                 ChainKey(tenant, student, subject), ids, vectors.reshape(len(rows), -1).copy()
             )
+
+    def chain_recall(
+        self, chain: ChainKey, model_id: str, *, after_id: int, vectors_of: Sequence[int] = ()
+    ) -> ChainRecall:
+        # A dedicated connection holds one read transaction, so rows and vectors agree.
+        conn = _connect(self.path)
+        try:
+            conn.execute("BEGIN")
+            chain_id = self._chain_id(conn, chain, create=False)
+            if chain_id is None:
+                return ChainRecall([], np.empty(0, np.int64), np.empty((0, 0), np.float32), 0)
+            rows = conn.execute(
+                "SELECT e.episode_id, e.occurred_at, e.salience, e.kind, e.concepts, f.version, "
+                "f.dup_key, f.tokens, f.flagged, f.language, f.stems FROM episodes e "
+                "LEFT JOIN recall_facts f ON f.episode_id = e.episode_id "
+                "WHERE e.chain_id = ? AND e.episode_id > ? ORDER BY e.episode_id",
+                (chain_id, after_id),
+            ).fetchall()
+            vectors = conn.execute(
+                "SELECT episode_id, vector FROM episode_vectors WHERE chain_id = ? AND model = ? "
+                "AND (episode_id > ? OR episode_id IN (SELECT value FROM json_each(?))) "
+                "ORDER BY episode_id",
+                (chain_id, model_id, after_id, json.dumps([int(i) for i in vectors_of])),
+            ).fetchall()
+            (before,) = conn.execute(
+                "SELECT count(*) FROM episodes WHERE chain_id = ? AND episode_id <= ?",
+                (chain_id, after_id),
+            ).fetchone()
+        finally:
+            conn.close()
+        recall = [
+            StoredRecall(
+                episode_id=r[0],
+                occurred_at_us=r[1],
+                salience=r[2],
+                kind=Kind(r[3]),
+                concepts=tuple(json.loads(r[4])) if r[4] != "[]" else (),
+                facts=RecallFacts(
+                    _from_i64(r[6]), int(r[7]), bool(r[8]), r[9], stems_from_text(r[10])
+                )
+                if r[5] == FACTS_VERSION
+                else None,
+            )
+            for r in rows
+        ]
+        ids = np.fromiter((v[0] for v in vectors), dtype=np.int64, count=len(vectors))
+        flat = np.frombuffer(b"".join(v[1] for v in vectors), dtype=np.float32)
+        matrix = flat.reshape(len(vectors), -1) if vectors else np.empty((0, 0), np.float32)
+        return ChainRecall(recall, ids, matrix, int(before))
+
+    def last_episode_id(self) -> int:
+        row = self._reader().execute("SELECT max(episode_id) FROM episodes").fetchone()
+        return int(row[0] or 0)
+
+    def unembedded(self, *, after_id: int, up_to_id: int, limit: int) -> list[Unembedded]:
+        conn = self._reader()
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} "
+            "WHERE e.episode_id > ? AND e.episode_id <= ? AND NOT EXISTS "
+            "(SELECT 1 FROM episode_vectors v WHERE v.episode_id = e.episode_id) "
+            f"AND {_NOT_ERASED} ORDER BY e.episode_id LIMIT ?",
+            (after_id, up_to_id, limit),
+        ).fetchall()
+        episodes = [self._episode(conn, r) for r in rows]
+        return [
+            Unembedded(ep.chain, ep.episode_id, embedding_text(ep.summary, ep.text))
+            for ep in episodes
+        ]
+
+    def unembedded_counts(self, up_to_id: int) -> dict[ChainKey, int]:
+        rows = (
+            self._reader()
+            .execute(
+                "SELECT c.tenant, c.student, c.subject, count(*) FROM "
+                f"{_EPISODE_FROM} WHERE e.episode_id <= ? AND NOT EXISTS "
+                "(SELECT 1 FROM episode_vectors v WHERE v.episode_id = e.episode_id) "
+                f"AND {_NOT_ERASED} GROUP BY e.chain_id",
+                (up_to_id,),
+            )
+            .fetchall()
+        )
+        return {ChainKey(r[0], r[1], r[2]): int(r[3]) for r in rows}
 
     def episode_counts(self) -> dict[str, int]:
         rows = (
@@ -1102,10 +1238,33 @@ class SqliteWriter:
     def current_beliefs(self, chain: ChainKey) -> list[BeliefRow]:
         return side.current_beliefs(self._conn, self._chain(chain))
 
+    def save_vectors(
+        self, model_id: str, rows: Sequence[tuple[ChainKey, int, npt.NDArray[np.float32]]]
+    ) -> None:
+        chain_ids = {
+            chain: self._store._chain_id(self._conn, chain, create=False) for chain, _, _ in rows
+        }
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO episode_vectors (episode_id, chain_id, model, vector) "
+            "SELECT episode_id, chain_id, ?, ? FROM episodes WHERE episode_id = ? "
+            "AND chain_id = ?",
+            (
+                (
+                    model_id,
+                    np.ascontiguousarray(v, dtype=np.float32).tobytes(),
+                    episode_id,
+                    chain_ids[chain],
+                )
+                for chain, episode_id, v in rows
+                if chain_ids[chain] is not None
+            ),
+        )
+
     def save_recall_facts(self, chain: ChainKey, facts: Sequence[tuple[int, RecallFacts]]) -> None:
         chain_id = self._chain(chain)
-        for episode_id, made in facts:
-            _insert_facts(self._conn, episode_id, chain_id, made)
+        self._conn.executemany(
+            _INSERT_FACTS, [_facts_row(episode_id, chain_id, made) for episode_id, made in facts]
+        )
 
     def checks_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         rows = self._conn.execute(

@@ -10,9 +10,11 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientUnaryCall,
   type ClientWritableStream,
+  type handleBidiStreamingCall,
   type handleClientStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
@@ -847,6 +849,34 @@ export interface IngestEpisodesReply {
   items: IngestItemResult[];
 }
 
+/** As IngestEpisodesRequest: every item carries a client_key. */
+export interface ImportEpisodesRequest {
+  /**
+   * Limit: no cap on items per call (each chunk is acknowledged as it commits); each message at
+   *   most 32 MiB (the server's --max-message-bytes); the stream waits while 50,000 episodes wait
+   *   for their embedding
+   */
+  episodes: NewEpisode[];
+}
+
+/** One committed chunk of an ImportEpisodes stream. */
+export interface ImportEpisodesReply {
+  /**
+   * Every item of the chunk and the items rejected since the previous reply, in stream order;
+   * index counts items from the start of this call's stream.
+   */
+  items: IngestItemResult[];
+  /** Totals of this call so far, this reply included. */
+  inserted: number;
+  duplicate: number;
+  rejected: number;
+  /**
+   * Episodes of the server committed but not yet searchable by meaning (their embedding is
+   * queued) when the chunk committed.
+   */
+  vectorsPending: number;
+}
+
 export interface ListEpisodesRequest {
   /**
    * Limit: 1 to 128 characters; no control, invisible, bidirectional or separator characters, no
@@ -1115,6 +1145,12 @@ export interface BuildBlockReply {
    * `candidates` holds when the list was cut).
    */
   candidatesConsidered: number;
+  /**
+   * Episodes of this chain that are committed but not yet searchable by meaning: a batch import
+   * acknowledges episodes before their embedding is computed. They are already recalled by their
+   * words and by recency; 0 when recall by meaning sees the whole chain.
+   */
+  vectorsPending: number;
 }
 
 export interface AnnotateAnswerRequest {
@@ -3123,6 +3159,214 @@ export const IngestEpisodesReply: MessageFns<IngestEpisodesReply> = {
     message.duplicate = object.duplicate ?? 0;
     message.rejected = object.rejected ?? 0;
     message.items = object.items?.map((e) => IngestItemResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseImportEpisodesRequest(): ImportEpisodesRequest {
+  return { episodes: [] };
+}
+
+export const ImportEpisodesRequest: MessageFns<ImportEpisodesRequest> = {
+  encode(message: ImportEpisodesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.episodes) {
+      NewEpisode.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportEpisodesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportEpisodesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.episodes.push(NewEpisode.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ImportEpisodesRequest {
+    return {
+      episodes: globalThis.Array.isArray(object?.episodes)
+        ? object.episodes.map((e: any) => NewEpisode.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ImportEpisodesRequest): unknown {
+    const obj: any = {};
+    if (message.episodes?.length) {
+      obj.episodes = message.episodes.map((e) => NewEpisode.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ImportEpisodesRequest>, I>>(base?: I): ImportEpisodesRequest {
+    return ImportEpisodesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ImportEpisodesRequest>, I>>(object: I): ImportEpisodesRequest {
+    const message = createBaseImportEpisodesRequest();
+    message.episodes = object.episodes?.map((e) => NewEpisode.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseImportEpisodesReply(): ImportEpisodesReply {
+  return { items: [], inserted: 0, duplicate: 0, rejected: 0, vectorsPending: 0 };
+}
+
+export const ImportEpisodesReply: MessageFns<ImportEpisodesReply> = {
+  encode(message: ImportEpisodesReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      IngestItemResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.inserted !== 0) {
+      writer.uint32(16).uint32(message.inserted);
+    }
+    if (message.duplicate !== 0) {
+      writer.uint32(24).uint32(message.duplicate);
+    }
+    if (message.rejected !== 0) {
+      writer.uint32(32).uint32(message.rejected);
+    }
+    if (message.vectorsPending !== 0) {
+      writer.uint32(40).uint32(message.vectorsPending);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportEpisodesReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportEpisodesReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(IngestItemResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.inserted = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.duplicate = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rejected = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.vectorsPending = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ImportEpisodesReply {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => IngestItemResult.fromJSON(e)) : [],
+      inserted: isSet(object.inserted) ? globalThis.Number(object.inserted) : 0,
+      duplicate: isSet(object.duplicate) ? globalThis.Number(object.duplicate) : 0,
+      rejected: isSet(object.rejected) ? globalThis.Number(object.rejected) : 0,
+      vectorsPending: isSet(object.vectorsPending)
+        ? globalThis.Number(object.vectorsPending)
+        : isSet(object.vectors_pending)
+        ? globalThis.Number(object.vectors_pending)
+        : 0,
+    };
+  },
+
+  toJSON(message: ImportEpisodesReply): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => IngestItemResult.toJSON(e));
+    }
+    if (message.inserted !== 0) {
+      obj.inserted = Math.round(message.inserted);
+    }
+    if (message.duplicate !== 0) {
+      obj.duplicate = Math.round(message.duplicate);
+    }
+    if (message.rejected !== 0) {
+      obj.rejected = Math.round(message.rejected);
+    }
+    if (message.vectorsPending !== 0) {
+      obj.vectorsPending = Math.round(message.vectorsPending);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ImportEpisodesReply>, I>>(base?: I): ImportEpisodesReply {
+    return ImportEpisodesReply.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ImportEpisodesReply>, I>>(object: I): ImportEpisodesReply {
+    const message = createBaseImportEpisodesReply();
+    message.items = object.items?.map((e) => IngestItemResult.fromPartial(e)) || [];
+    message.inserted = object.inserted ?? 0;
+    message.duplicate = object.duplicate ?? 0;
+    message.rejected = object.rejected ?? 0;
+    message.vectorsPending = object.vectorsPending ?? 0;
     return message;
   },
 };
@@ -5226,6 +5470,7 @@ function createBaseBuildBlockReply(): BuildBlockReply {
     tokenizer: "",
     candidates: [],
     candidatesConsidered: 0,
+    vectorsPending: 0,
   };
 }
 
@@ -5272,6 +5517,9 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
     }
     if (message.candidatesConsidered !== 0) {
       writer.uint32(112).uint32(message.candidatesConsidered);
+    }
+    if (message.vectorsPending !== 0) {
+      writer.uint32(120).uint32(message.vectorsPending);
     }
     return writer;
   },
@@ -5401,6 +5649,14 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
             message.candidatesConsidered = reader.uint32();
             continue;
           }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.vectorsPending = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5465,6 +5721,11 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
         : isSet(object.candidates_considered)
         ? globalThis.Number(object.candidates_considered)
         : 0,
+      vectorsPending: isSet(object.vectorsPending)
+        ? globalThis.Number(object.vectorsPending)
+        : isSet(object.vectors_pending)
+        ? globalThis.Number(object.vectors_pending)
+        : 0,
     };
   },
 
@@ -5512,6 +5773,9 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
     if (message.candidatesConsidered !== 0) {
       obj.candidatesConsidered = Math.round(message.candidatesConsidered);
     }
+    if (message.vectorsPending !== 0) {
+      obj.vectorsPending = Math.round(message.vectorsPending);
+    }
     return obj;
   },
 
@@ -5536,6 +5800,7 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
     message.tokenizer = object.tokenizer ?? "";
     message.candidates = object.candidates?.map((e) => CandidateReason.fromPartial(e)) || [];
     message.candidatesConsidered = object.candidatesConsidered ?? 0;
+    message.vectorsPending = object.vectorsPending ?? 0;
     return message;
   },
 };
@@ -10794,6 +11059,8 @@ export const MemoryService = {
    * Batch ingest. Every item carries its own student, subject and a client_key (required), so a
    * retried batch never duplicates. Items are committed in chunks as they arrive, each item whole
    * or not at all; bad items are rejected one by one with a reason and do not stop the batch.
+   * Acknowledged items are committed; their embeddings follow in the background (see
+   * BuildBlockReply.vectors_pending). Prefer ImportEpisodes for large imports.
    */
   ingestEpisodes: {
     path: "/tutor_memory.v1.Memory/IngestEpisodes" as const,
@@ -10804,6 +11071,25 @@ export const MemoryService = {
     requestDeserialize: (value: Buffer): IngestEpisodesRequest => IngestEpisodesRequest.decode(value),
     responseSerialize: (value: IngestEpisodesReply): Buffer => Buffer.from(IngestEpisodesReply.encode(value).finish()),
     responseDeserialize: (value: Buffer): IngestEpisodesReply => IngestEpisodesReply.decode(value),
+  },
+  /**
+   * Batch import with progress: the items of IngestEpisodes, acknowledged as they commit. The
+   * server sends one reply per committed chunk (a few hundred items), naming each item of it by
+   * its position in the stream and its client_key; rejected items are reported in the next reply.
+   * An acknowledged item is durable, listed by ListEpisodes and recalled by its words and recency
+   * at once, and by meaning once its embedding is computed. A client whose stream breaks resends
+   * only the items no reply acknowledged (client keys make a resent item a duplicate). No limit on
+   * the number of items; the server stops reading while its chunks are busy (flow control).
+   */
+  importEpisodes: {
+    path: "/tutor_memory.v1.Memory/ImportEpisodes" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: ImportEpisodesRequest): Buffer =>
+      Buffer.from(ImportEpisodesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ImportEpisodesRequest => ImportEpisodesRequest.decode(value),
+    responseSerialize: (value: ImportEpisodesReply): Buffer => Buffer.from(ImportEpisodesReply.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ImportEpisodesReply => ImportEpisodesReply.decode(value),
   },
   /** Pages through one chain, oldest first by occurred_at, optionally inside a time range. */
   listEpisodes: {
@@ -11033,8 +11319,20 @@ export interface MemoryServer extends UntypedServiceImplementation {
    * Batch ingest. Every item carries its own student, subject and a client_key (required), so a
    * retried batch never duplicates. Items are committed in chunks as they arrive, each item whole
    * or not at all; bad items are rejected one by one with a reason and do not stop the batch.
+   * Acknowledged items are committed; their embeddings follow in the background (see
+   * BuildBlockReply.vectors_pending). Prefer ImportEpisodes for large imports.
    */
   ingestEpisodes: handleClientStreamingCall<IngestEpisodesRequest, IngestEpisodesReply>;
+  /**
+   * Batch import with progress: the items of IngestEpisodes, acknowledged as they commit. The
+   * server sends one reply per committed chunk (a few hundred items), naming each item of it by
+   * its position in the stream and its client_key; rejected items are reported in the next reply.
+   * An acknowledged item is durable, listed by ListEpisodes and recalled by its words and recency
+   * at once, and by meaning once its embedding is computed. A client whose stream breaks resends
+   * only the items no reply acknowledged (client keys make a resent item a duplicate). No limit on
+   * the number of items; the server stops reading while its chunks are busy (flow control).
+   */
+  importEpisodes: handleBidiStreamingCall<ImportEpisodesRequest, ImportEpisodesReply>;
   /** Pages through one chain, oldest first by occurred_at, optionally inside a time range. */
   listEpisodes: handleUnaryCall<ListEpisodesRequest, ListEpisodesReply>;
   /** Recomputes the hash chain from the stored rows and names the first break, if any. */
@@ -11145,6 +11443,8 @@ export interface MemoryClient extends Client {
    * Batch ingest. Every item carries its own student, subject and a client_key (required), so a
    * retried batch never duplicates. Items are committed in chunks as they arrive, each item whole
    * or not at all; bad items are rejected one by one with a reason and do not stop the batch.
+   * Acknowledged items are committed; their embeddings follow in the background (see
+   * BuildBlockReply.vectors_pending). Prefer ImportEpisodes for large imports.
    */
   ingestEpisodes(
     callback: (error: ServiceError | null, response: IngestEpisodesReply) => void,
@@ -11162,6 +11462,21 @@ export interface MemoryClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: IngestEpisodesReply) => void,
   ): ClientWritableStream<IngestEpisodesRequest>;
+  /**
+   * Batch import with progress: the items of IngestEpisodes, acknowledged as they commit. The
+   * server sends one reply per committed chunk (a few hundred items), naming each item of it by
+   * its position in the stream and its client_key; rejected items are reported in the next reply.
+   * An acknowledged item is durable, listed by ListEpisodes and recalled by its words and recency
+   * at once, and by meaning once its embedding is computed. A client whose stream breaks resends
+   * only the items no reply acknowledged (client keys make a resent item a duplicate). No limit on
+   * the number of items; the server stops reading while its chunks are busy (flow control).
+   */
+  importEpisodes(): ClientDuplexStream<ImportEpisodesRequest, ImportEpisodesReply>;
+  importEpisodes(options: Partial<CallOptions>): ClientDuplexStream<ImportEpisodesRequest, ImportEpisodesReply>;
+  importEpisodes(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<ImportEpisodesRequest, ImportEpisodesReply>;
   /** Pages through one chain, oldest first by occurred_at, optionally inside a time range. */
   listEpisodes(
     request: ListEpisodesRequest,

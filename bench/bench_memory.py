@@ -1,0 +1,237 @@
+"""Memory of the server (issue 14): RSS with one 100k-episode chain loaded, with 10,000 chains of
+100 episodes loaded, and over a ten-minute mixed run under a memory budget.
+
+Data directories come from bench/_fill.py (LoCoMo turns, random unit vectors). Each case starts
+`tutor-memory serve` as a child process and reads its resident set size (VmRSS) from /proc:
+
+- one chain: RSS when serving, then after a BuildBlock loaded the chain;
+- many chains: the same with every one of the 10,000 chains loaded by a BuildBlock (a budget
+  large enough to hold them all);
+- mixed run: `--cache-memory-mib BUDGET_MIB` over the 10,000 chains, CALLERS threads calling back
+  to back for MINUTES minutes, each call on a random chain, 60% AppendEpisode and 40% BuildBlock;
+  RSS sampled every SAMPLE_SECONDS. Flat means the RSS after the first two minutes stays within a
+  band, without a trend (the slope of a least-squares line is reported).
+
+Run from the repository root: `.venv/bin/python -m bench.bench_memory` (TM_MEMORY_MINUTES
+shortens the mixed run for a trial). Writes bench/results/memory.json and bench/results/memory.md.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import grpc
+import numpy as np
+from tests.helpers.server_process import ServerProcess
+
+from bench._fill import SUBJECT, filled, student
+from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
+from bench._proc import cpu_seconds, memory_mib
+from tutor_memory_client._proto import memory_pb2 as pb
+from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
+
+ROOT = Path(os.environ.get("TM_BENCH_DIR", "/tmp/tm-bench"))
+MANY_CHAINS = 10_000
+PER_CHAIN = 100
+# A budget that holds every one of the 10,000 small chains, for the RSS of all of them loaded.
+LARGE_BUDGET_MIB = 16_384
+# The mixed run's budget: a fraction of what the 10,000 chains need, so chains keep leaving.
+BUDGET_MIB = 256
+MINUTES = float(os.environ.get("TM_MEMORY_MINUTES", "10"))
+CALLERS = 16
+SAMPLE_SECONDS = 10.0
+# Samples before this are the warm-up (the budget filling up), left out of the flatness figures.
+WARM_UP_SECONDS = 120.0
+LOADERS = 8
+
+
+def _block(stub: pb_grpc.MemoryStub, i: int) -> None:
+    stub.BuildBlock(
+        pb.BuildBlockRequest(
+            student_id=student(i), subject_id=SUBJECT, query="how was the trip?", budget_tokens=800
+        ),
+        timeout=120,
+    )
+
+
+def _server(data_dir: Path, budget_mib: int) -> ServerProcess:
+    server = ServerProcess(data_dir, None, "--cache-memory-mib", str(budget_mib))
+    server.wait_ready()
+    return server
+
+
+def one_chain() -> dict[str, Any]:
+    data_dir = filled(ROOT / "one-100k", 1, 100_000)
+    server = _server(data_dir, LARGE_BUDGET_MIB)
+    try:
+        serving = memory_mib(server.proc.pid)["rss_mib"]
+        with grpc.insecure_channel(server.target) as channel:
+            _block(pb_grpc.MemoryStub(channel), 0)
+        loaded = memory_mib(server.proc.pid)["rss_mib"]
+    finally:
+        server.terminate(timeout=120)
+    return {"episodes": 100_000, "rss_mib_serving": serving, "rss_mib_loaded": loaded,
+            "rss_mib_for_the_chain": round(loaded - serving, 1)}  # fmt: skip
+
+
+def many_chains() -> dict[str, Any]:
+    data_dir = filled(ROOT / "many-10k", MANY_CHAINS, PER_CHAIN)
+    server = _server(data_dir, LARGE_BUDGET_MIB)
+    try:
+        serving = memory_mib(server.proc.pid)["rss_mib"]
+        started = time.perf_counter()
+        with grpc.insecure_channel(server.target) as channel:
+            stub = pb_grpc.MemoryStub(channel)
+            with ThreadPoolExecutor(LOADERS) as pool:
+                list(pool.map(lambda i: _block(stub, i), range(MANY_CHAINS)))
+        seconds = time.perf_counter() - started
+        loaded = memory_mib(server.proc.pid)["rss_mib"]
+    finally:
+        server.terminate(timeout=300)
+    return {
+        "chains": MANY_CHAINS,
+        "episodes_per_chain": PER_CHAIN,
+        "rss_mib_serving": serving,
+        "rss_mib_loaded": loaded,
+        "rss_mib_for_the_chains": round(loaded - serving, 1),
+        "seconds_to_load_all": round(seconds, 1),
+    }
+
+
+def mixed_run() -> dict[str, Any]:
+    data_dir = filled(ROOT / "many-10k", MANY_CHAINS, PER_CHAIN)
+    server = _server(data_dir, BUDGET_MIB)
+    counts = {"append": 0, "block": 0, "errors": 0}
+    lock = threading.Lock()
+    stop = threading.Event()
+    samples: list[tuple[float, float]] = []
+    try:
+        with grpc.insecure_channel(server.target) as channel:
+            stub = pb_grpc.MemoryStub(channel)
+
+            def caller(seed: int) -> None:
+                rng = random.Random(seed)
+                n = 0
+                while not stop.is_set():
+                    i = rng.randrange(MANY_CHAINS)
+                    try:
+                        if rng.random() < 0.6:
+                            stub.AppendEpisode(
+                                pb.AppendEpisodeRequest(
+                                    episode=pb.NewEpisode(
+                                        student_id=student(i),
+                                        subject_id=SUBJECT,
+                                        kind=pb.EPISODE_KIND_ANSWER,
+                                        summary=f"We went over the trip photos again ({seed}-{n}).",
+                                    )
+                                ),
+                                timeout=60,
+                            )
+                            what = "append"
+                        else:
+                            _block(stub, i)
+                            what = "block"
+                    except grpc.RpcError:
+                        what = "errors"
+                    n += 1
+                    with lock:
+                        counts[what] += 1
+
+            threads = [threading.Thread(target=caller, args=(s,)) for s in range(CALLERS)]
+            started = time.perf_counter()
+            cpu_before = cpu_seconds(server.proc.pid)
+            for t in threads:
+                t.start()
+            while (elapsed := time.perf_counter() - started) < MINUTES * 60:
+                samples.append((round(elapsed, 1), memory_mib(server.proc.pid)["rss_mib"]))
+                time.sleep(SAMPLE_SECONDS)
+            stop.set()
+            for t in threads:
+                t.join()
+            seconds = time.perf_counter() - started
+            cpu = cpu_seconds(server.proc.pid) - cpu_before
+    finally:
+        server.terminate(timeout=300)
+    steady = [(t, rss) for t, rss in samples if t >= WARM_UP_SECONDS] or samples
+    xs = np.asarray([t for t, _ in steady]) / 60
+    ys = np.asarray([rss for _, rss in steady])
+    slope = float(np.polyfit(xs, ys, 1)[0]) if len(steady) > 1 else 0.0
+    return {
+        "budget_mib": BUDGET_MIB,
+        "minutes": MINUTES,
+        "callers": CALLERS,
+        "calls": counts,
+        "calls_per_s": round((counts["append"] + counts["block"]) / seconds, 1),
+        "server_cpu_s": round(cpu, 1),
+        "samples": samples,
+        "steady_from_s": WARM_UP_SECONDS,
+        "steady_rss_min_mib": float(ys.min()),
+        "steady_rss_max_mib": float(ys.max()),
+        "steady_slope_mib_per_min": round(slope, 2),
+    }
+
+
+def markdown(result: dict[str, Any]) -> str:
+    one, many, mixed = result["one_chain"], result["many_chains"], result["mixed_run"]
+    lines = [
+        "# Memory (issue 14)",
+        "",
+        f"Run {result['timestamp']} at commit `{result['git_rev']}` on {result['host']} "
+        f"({result['cpu_count']} x {result['cpu']}); load average at the start "
+        f"{result['load_average_at_start']}.",
+        "",
+        "Resident set size (VmRSS) of the server process. Chains: LoCoMo turns, random unit "
+        "vectors (bench/_fill.py).",
+        "",
+        "| case | RSS serving MiB | RSS loaded MiB | for the chains MiB |",
+        "|---|---|---|---|",
+        f"| one chain of {one['episodes']} episodes | {one['rss_mib_serving']} | "
+        f"{one['rss_mib_loaded']} | {one['rss_mib_for_the_chain']} |",
+        f"| {many['chains']} chains of {many['episodes_per_chain']} episodes (all loaded, "
+        f"{many['seconds_to_load_all']} s) | {many['rss_mib_serving']} | "
+        f"{many['rss_mib_loaded']} | {many['rss_mib_for_the_chains']} |",
+        "",
+        f"Mixed run: `--cache-memory-mib {mixed['budget_mib']}`, {mixed['callers']} callers for "
+        f"{mixed['minutes']} minutes over the {many['chains']} chains (60% AppendEpisode, 40% "
+        f"BuildBlock, random chains): {mixed['calls']['append']} appends, "
+        f"{mixed['calls']['block']} blocks, {mixed['calls']['errors']} errors "
+        f"({mixed['calls_per_s']} calls/s). After the first {mixed['steady_from_s']:.0f} s the "
+        f"RSS stayed between {mixed['steady_rss_min_mib']} and {mixed['steady_rss_max_mib']} MiB, "
+        f"slope {mixed['steady_slope_mib_per_min']} MiB/min.",
+        "",
+        "| seconds | RSS MiB |",
+        "|---|---|",
+    ]
+    lines += [f"| {t} | {rss} |" for t, rss in mixed["samples"]]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    result: dict[str, Any] = {
+        "benchmark": "memory",
+        **run_metadata(),
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+    }
+    result["one_chain"] = one_chain()
+    result["many_chains"] = many_chains()
+    result["mixed_run"] = mixed_run()
+    result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    print_table(
+        [("git", result["git_rev"])]
+        + [(f"one chain {k}", str(v)) for k, v in result["one_chain"].items()]
+        + [(f"many chains {k}", str(v)) for k, v in result["many_chains"].items()]
+        + [(f"mixed {k}", str(v)) for k, v in result["mixed_run"].items() if k != "samples"]
+    )
+    write_results("memory", result)
+    (RESULTS_DIR / "memory.md").write_text(markdown(result), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

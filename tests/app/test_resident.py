@@ -1,0 +1,171 @@
+"""Chains held in memory under a budget (app/resident.py): loaded on first use, evicted least
+recently used first, reloaded correctly, and read back from snapshot files after a restart."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tests.helpers.harness import A, Harness, question, start_harness, stop_harness
+from tutor_memory.app import resident as resident_module
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory_client._proto import memory_pb2 as pb
+
+STUDENTS = ["ada", "bo", "cy"]
+
+
+def chain(student: str) -> ChainKey:
+    return ChainKey("tenant-a", student, "biology")
+
+
+async def block(h: Harness, student: str, query: str) -> pb.BuildBlockReply:
+    reply: pb.BuildBlockReply = await h.stub.BuildBlock(
+        pb.BuildBlockRequest(
+            student_id=student, subject_id="biology", query=query, budget_tokens=1500
+        ),
+        metadata=A,
+    )
+    return reply
+
+
+async def fill(h: Harness, student: str, n: int) -> None:
+    await h.ingest(
+        [
+            question(
+                f"{student} asks about topic {i}: osmosis and membranes",
+                student=student,
+                key=f"{student}-{i}",
+            )
+            for i in range(n)
+        ]
+    )
+
+
+async def test_chains_load_on_first_use_and_the_least_recently_used_leave_first(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder
+) -> None:
+    # A budget smaller than one chain: only the chain in use stays.
+    config = dataclasses.replace(server_config, cache_budget_bytes=1)
+    h = await start_harness(config, embedder)
+    try:
+        resident = h.app.services.resident
+        for student in STUDENTS:
+            await fill(h, student, 30)
+        assert resident.resident_chains() == 0  # writes alone load nothing
+        for student in STUDENTS:
+            reply = await block(h, student, "osmosis membranes")
+            assert f"{student} asks about topic" in reply.text
+            assert resident.is_resident(chain(student))
+        assert resident.resident_chains() == 1
+        assert resident.evictions() == len(STUDENTS) - 1
+        assert not resident.is_resident(chain("ada"))
+
+        # Written while evicted, then read: the reload holds everything, each episode once.
+        late = await h.append(question("ada asks about mitochondria", student="ada"))
+        reply = await block(h, "ada", "mitochondria")
+        assert late.episode.episode_id in [m.episode_id for m in reply.memories]
+        table = h.app.services.tables.held(chain("ada"))
+        assert table is not None
+        assert len(table) == 31
+        assert len(np.unique(table.snapshot().ids)) == 31
+        assert h.app.services.vectors.count(chain("ada")) == 31
+        assert resident.loads() == len(STUDENTS) + 1
+        assert resident.resident_bytes() > 0
+    finally:
+        await stop_harness(h)
+
+
+async def test_a_held_chain_takes_writes_as_they_commit(harness: Harness) -> None:
+    await fill(harness, "ada", 10)
+    await block(harness, "ada", "osmosis")
+    before = harness.app.services.resident.resident_bytes()
+    await fill(harness, "ada", 20)  # keys 0-9 again (duplicates), 10-19 new
+    reply = await block(harness, "ada", "topic 19")
+    table = harness.app.services.tables.held(chain("ada"))
+    assert table is not None
+    assert len(table) == 20
+    assert harness.app.services.vectors.count(chain("ada")) == 20
+    assert reply.vectors_pending == 0
+    assert harness.app.services.resident.resident_bytes() > before
+
+
+async def test_a_restart_reads_a_large_chain_back_from_its_snapshot(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(resident_module, "SNAPSHOT_MIN_EPISODES", 20)
+    h = await start_harness(server_config, embedder)
+    try:
+        await fill(h, "ada", 40)
+        first = await block(h, "ada", "topic 7 osmosis")
+    finally:
+        await stop_harness(h)  # writes the snapshot of the chain it held
+    assert len(list(server_config.snapshot_dir.glob("*.json"))) == 1
+
+    h = await start_harness(server_config, embedder)
+    try:
+        # Committed after the snapshot: read from the store on top of it.
+        late = await h.append(question("ada asks about mitochondria", student="ada"))
+        again = await block(h, "ada", "topic 7 osmosis")
+        assert [m.episode_id for m in again.memories] == [m.episode_id for m in first.memories]
+        table = h.app.services.tables.held(chain("ada"))
+        assert table is not None
+        assert len(table) == 41
+        assert int(table.snapshot().ids[-1]) == late.episode.episode_id
+        assert h.app.services.vectors.count(chain("ada")) == 41
+        from_snapshot = table.to_arrays()
+    finally:
+        await stop_harness(h)
+
+    # The same chain loaded from the store alone holds the same.
+    for file in server_config.snapshot_dir.iterdir():
+        file.unlink()
+    h = await start_harness(server_config, embedder)
+    try:
+        h.app.services.resident.ensure(chain("ada"))
+        table = h.app.services.tables.held(chain("ada"))
+        assert table is not None
+        from_store = table.to_arrays()
+    finally:
+        await stop_harness(h)
+    assert from_store.keys() == from_snapshot.keys()
+    for name, values in from_store.items():
+        assert np.array_equal(values, from_snapshot[name]), name
+
+
+async def test_a_snapshot_of_another_store_is_ignored(
+    server_config: ServerConfig,
+    embedder: UseOnnxEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+) -> None:
+    monkeypatch.setattr(resident_module, "SNAPSHOT_MIN_EPISODES", 20)
+    h = await start_harness(server_config, embedder)
+    try:
+        await fill(h, "ada", 30)
+        await block(h, "ada", "osmosis")
+    finally:
+        await stop_harness(h)
+    kept = {f.name: f.read_bytes() for f in server_config.snapshot_dir.iterdir()}
+
+    # A fresh store with fewer episodes of the chain, and the old snapshot put beside it.
+    other = dataclasses.replace(server_config, data_dir=server_config.data_dir.parent / "other")
+    if server_config.store is not None:
+        # On PostgreSQL the store is the database, not the data directory: another one.
+        other = dataclasses.replace(other, store=request.getfixturevalue("postgres_url_2"))
+    h = await start_harness(other, embedder)
+    try:
+        await fill(h, "ada", 5)
+        other.snapshot_dir.mkdir(parents=True)
+        for name, data in kept.items():
+            (other.snapshot_dir / name).write_bytes(data)
+        reply = await block(h, "ada", "osmosis")
+        table = h.app.services.tables.held(chain("ada"))
+        assert table is not None
+        assert len(table) == 5
+        assert len(reply.memories) == 5
+    finally:
+        await stop_harness(h)
