@@ -164,10 +164,6 @@ def is_narration(text: str, now_us: int, tz: str, budget: WorkBudget | None = No
     is not a known IANA time zone. `budget` is checked at each sentence: reading the windows of
     thousands of sentences takes seconds."""
     parse_time_window("", now_us, tz)  # validate tz even when no sentence gets that far
-    # Most answers hold no recap verb at all: one look over the whole text's words settles them
-    # without cutting sentences (this runs for every answer written).
-    if not _markers().may_match(words(text)):
-        return False
     return any(
         (_has_marker(sentence) or _recounts_a_session(sentence))
         and parse_time_window(sentence, now_us, tz) is not None

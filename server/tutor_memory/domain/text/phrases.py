@@ -121,24 +121,6 @@ class PhraseIndex(Generic[T]):
             prefixes.update(entry_prefixes)
         self._prefixes = tuple(sorted(p for p in prefixes if p))
 
-    def may_match(self, tokens: Sequence[str]) -> bool:
-        """False only if no phrase can match anywhere in `tokens`: no phrase has all its words
-        among them (its first word bare or behind a prefix). Set lookups, far cheaper than
-        `find_all`, so a caller can skip the search for most texts."""
-        distinct = set(tokens)
-        heads = [t for t in distinct if t in self._by_first]
-        heads += [
-            t[len(p) :]
-            for p in self._prefixes
-            for t in distinct
-            if t.startswith(p) and t[len(p) :] in self._by_first
-        ]
-        return any(
-            all(item in distinct for item in entry.phrase.items[1:] if isinstance(item, str))
-            for head in heads
-            for entry in self._by_first[head]
-        )
-
     def matches_at(self, tokens: Sequence[str], start: int) -> Iterator[Match[T]]:
         """Every phrase that matches at `start`, in index order."""
         token = tokens[start]
