@@ -13,6 +13,7 @@ import numpy as np
 import psycopg
 import pytest
 
+from tests.helpers.keys import TEST_MASTER_KEY
 from tutor_memory.domain.episodes import ChainKey, Kind, embedding_text, validate_new_episode
 from tutor_memory.domain.recall.facts import FACTS_VERSION, recall_facts
 from tutor_memory.models.tokenizers import load_counter
@@ -48,7 +49,7 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Sto
     s: Store
     if request.param == "postgres":
         url = request.getfixturevalue("postgres_url")
-        s = PostgresStore(url)
+        s = PostgresStore(url, TEST_MASTER_KEY)
 
         def raw(sql: str, arg: int) -> None:
             with psycopg.connect(url, autocommit=True) as conn:
@@ -56,7 +57,7 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Sto
 
     else:
         path = tmp_path / "store.sqlite3"
-        s = SqliteStore(path)
+        s = SqliteStore(path, TEST_MASTER_KEY)
 
         def raw(sql: str, arg: int) -> None:
             with sqlite3.connect(path, isolation_level=None) as conn:

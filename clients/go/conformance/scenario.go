@@ -53,6 +53,7 @@ type scenario struct {
 		MessageContains string      `json:"message_contains"`
 	} `json:"bad_request"`
 	Forget struct {
+		Chains         int64  `json:"chains"`
 		ListCode       string `json:"list_code"`
 		UnknownStudent string `json:"unknown_student"`
 		UnknownCode    string `json:"unknown_code"`

@@ -6,7 +6,7 @@ byte-for-byte round trip is what shows that nothing was re-encoded on the way)."
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ from tutor_memory.domain.episodes import (
     StoredEpisode,
 )
 from tutor_memory.domain.records import BeliefRow
+from tutor_memory.domain.sealing import DataKey, episode_ad
 
 # The columns of an episode row, in the order `episode_from_row` reads them (chain key first,
 # then the ledger's own columns).
@@ -37,6 +38,26 @@ BELIEF_FIELDS = (
     "rules_version", "needs_reconfirmation", "evidence_at", "created_at", "superseded_by",
     "retired_at", "decayed_as_of",
 )  # fmt: skip
+
+
+def recall_concepts(
+    rows: Sequence[Sequence[Any]], chain: ChainKey, key_of: Callable[[], DataKey]
+) -> list[tuple[str, ...]]:
+    """The concepts of a chain's recall rows, whose kind and concepts column are at positions 3
+    and 4 and whose seq and sealed words end the row: a sealed row's concepts are opened from
+    its words (`key_of` is called once, and only if some row is sealed), a plaintext row's read
+    from its column."""
+    key: DataKey | None = None
+    out: list[tuple[str, ...]] = []
+    for r in rows:
+        sealed = r[-1]
+        if sealed is None:
+            out.append(tuple(json.loads(r[4])) if r[4] != "[]" else ())
+            continue
+        if key is None:
+            key = key_of()
+        out.append(key.open(episode_ad(chain, int(r[-2]), r[3]), bytes(sealed)).concepts)
+    return out
 
 
 def concepts_json(concepts: Sequence[str]) -> str:

@@ -24,7 +24,6 @@ student is stored by any node once the erasure committed.
 from __future__ import annotations
 
 import dataclasses
-import json
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -361,13 +360,18 @@ class PostgresStore:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             rows = conn.execute(
                 "SELECT e.episode_id, e.occurred_at, e.salience, e.kind, e.concepts, f.version, "
-                "f.dup_key, f.tokens, f.flagged, f.language, f.stems FROM episodes e "
-                "LEFT JOIN recall_facts f ON f.student_key = e.student_key "
+                "f.dup_key, f.tokens, f.flagged, f.language, f.stems, e.seq, e.sealed "
+                "FROM episodes e LEFT JOIN recall_facts f ON f.student_key = e.student_key "
                 "AND f.episode_id = e.episode_id "
                 "WHERE e.student_key = %s AND e.chain_id = %s AND e.episode_id > %s "
                 "ORDER BY e.episode_id",
                 (*key, after_id),
             ).fetchall()
+            wrapped = conn.execute(
+                "SELECT master_key_id, wrapped FROM student_keys WHERE student_key = %s "
+                "AND tenant = %s AND student = %s",
+                (key[0], chain.tenant, chain.student),
+            ).fetchone()
             vectors = conn.execute(
                 "SELECT episode_id, vector FROM episode_vectors WHERE student_key = %s "
                 "AND chain_id = %s AND model = %s "
@@ -379,13 +383,22 @@ class PostgresStore:
                 "AND episode_id <= %s",
                 (*key, after_id),
             ).fetchone()
+
+        def data_key() -> DataKey:
+            if wrapped is None:
+                # Only an erasure removes a key (here or on another node).
+                raise NotFound(f"student_id {chain.student!r} has no readable episodes (erased)")
+            who = (chain.tenant, chain.student)
+            return self._ring.open_stored(who, wrapped[0], bytes(wrapped[1]))
+
+        concepts = codec.recall_concepts(rows, chain, data_key)
         recall = [
             StoredRecall(
                 episode_id=int(r[0]),
                 occurred_at_us=int(r[1]),
                 salience=float(r[2]),
                 kind=Kind(r[3]),
-                concepts=tuple(json.loads(r[4])) if r[4] != "[]" else (),
+                concepts=c,
                 facts=RecallFacts(
                     fact_rows.from_i64(int(r[6])),
                     int(r[7]),
@@ -396,7 +409,7 @@ class PostgresStore:
                 if r[5] == FACTS_VERSION
                 else None,
             )
-            for r in rows
+            for r, c in zip(rows, concepts, strict=True)
         ]
         ids, matrix = _arrays([int(v[0]) for v in vectors], [bytes(v[1]) for v in vectors])
         return ChainRecall(recall, ids, matrix, 0 if counted is None else int(counted[0]))

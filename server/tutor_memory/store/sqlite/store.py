@@ -50,6 +50,7 @@ from tutor_memory.domain.records import (
     StoredPassage,
 )
 from tutor_memory.domain.sealing import NO_WORDS, DataKey, MasterKey, Words, episode_ad
+from tutor_memory.store import codec
 from tutor_memory.store.keyring import KeyRing
 from tutor_memory.store.protocols import (
     Annotation,
@@ -791,11 +792,14 @@ class SqliteStore:
                 return ChainRecall([], np.empty(0, np.int64), np.empty((0, 0), np.float32), 0)
             rows = conn.execute(
                 "SELECT e.episode_id, e.occurred_at, e.salience, e.kind, e.concepts, f.version, "
-                "f.dup_key, f.tokens, f.flagged, f.language, f.stems FROM episodes e "
-                "LEFT JOIN recall_facts f ON f.episode_id = e.episode_id "
+                "f.dup_key, f.tokens, f.flagged, f.language, f.stems, e.seq, e.sealed "
+                "FROM episodes e LEFT JOIN recall_facts f ON f.episode_id = e.episode_id "
                 "WHERE e.chain_id = ? AND e.episode_id > ? ORDER BY e.episode_id",
                 (chain_id, after_id),
             ).fetchall()
+            concepts = codec.recall_concepts(
+                rows, chain, lambda: self._data_key(conn, chain.tenant, chain.student)
+            )
             vectors = conn.execute(
                 "SELECT episode_id, vector FROM episode_vectors WHERE chain_id = ? AND model = ? "
                 "AND (episode_id > ? OR episode_id IN (SELECT value FROM json_each(?))) "
@@ -814,14 +818,14 @@ class SqliteStore:
                 occurred_at_us=r[1],
                 salience=r[2],
                 kind=Kind(r[3]),
-                concepts=tuple(json.loads(r[4])) if r[4] != "[]" else (),
+                concepts=c,
                 facts=RecallFacts(
                     _from_i64(r[6]), int(r[7]), bool(r[8]), r[9], stems_from_text(r[10])
                 )
                 if r[5] == FACTS_VERSION
                 else None,
             )
-            for r in rows
+            for r, c in zip(rows, concepts, strict=True)
         ]
         ids = np.fromiter((v[0] for v in vectors), dtype=np.int64, count=len(vectors))
         flat = np.frombuffer(b"".join(v[1] for v in vectors), dtype=np.float32)
