@@ -15,7 +15,7 @@ import logging.handlers
 import queue
 import sys
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TextIO
 
 # Attributes every LogRecord has; anything else on a record came from `extra=` and is logged.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
@@ -45,15 +45,34 @@ class _FormattedHere(logging.handlers.QueueHandler):
         return line
 
 
+class _ToCurrentStderr(logging.StreamHandler[TextIO]):
+    """Writes each line to `sys.stderr` as it is when the line is written: the writer thread
+    writes after the call that logged, by which time the stream may have been swapped (a test's
+    captured stderr, closed once the test ends)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+# The writer thread of the last `configure`, stopped (its queue written out) by the next one.
+_listener: logging.handlers.QueueListener | None = None
+
+
 def configure(level: str = "INFO") -> None:
+    global _listener
+    if _listener is not None:
+        atexit.unregister(_listener.stop)
+        _listener.stop()
     lines: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
     handler = _FormattedHere(lines)
     handler.setFormatter(JsonFormatter())
-    writer = logging.StreamHandler(sys.stderr)
+    writer = _ToCurrentStderr()
     writer.setFormatter(logging.Formatter("%(message)s"))
     listener = logging.handlers.QueueListener(lines, writer)
     listener.start()
     atexit.register(listener.stop)
+    _listener = listener
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
