@@ -169,3 +169,35 @@ async def test_a_snapshot_of_another_store_is_ignored(
         assert len(reply.memories) == 5
     finally:
         await stop_harness(h)
+
+
+async def test_forgetting_a_student_drops_their_held_chain_and_deletes_its_snapshot(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(resident_module, "SNAPSHOT_MIN_EPISODES", 20)
+    h = await start_harness(server_config, embedder)
+    try:
+        await fill(h, "ada", 40)
+        await fill(h, "bo", 40)
+        for student in ("ada", "bo"):
+            await block(h, student, "topic 7 osmosis")
+    finally:
+        await stop_harness(h)  # writes a snapshot of each chain it held
+    assert len(list(server_config.snapshot_dir.glob("*.json"))) == 2
+
+    h = await start_harness(server_config, embedder)
+    try:
+        resident = h.app.services.resident
+        resident.ensure(chain("ada"))
+        resident.ensure(chain("bo"))
+        await h.stub.ForgetStudent(pb.ForgetStudentRequest(student_id="ada"), metadata=A)
+        assert not resident.holds(chain("ada"))
+        assert h.app.services.tables.held(chain("ada")) is None
+        assert h.app.services.vectors.count(chain("ada")) == 0
+        assert resident.is_resident(chain("bo"))
+    finally:
+        await stop_harness(h)
+    # Only the other student's snapshot is left; nothing names the erased one.
+    left = list(server_config.snapshot_dir.iterdir())
+    assert len([p for p in left if p.suffix == ".json"]) == 1
+    assert not any("ada" in p.read_text(errors="ignore") for p in left if p.suffix == ".json")
