@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
 from tests.helpers.server_process import ServerProcess
 
+from bench._proc import cpu_seconds
+from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
+
+# A server counts as quiet once it used less than this share of one core over QUIET_WINDOW_S.
+QUIET_CPU_SHARE = 0.05
+QUIET_WINDOW_S = 2.0
 
 
 @contextmanager
@@ -32,3 +39,33 @@ def fresh_server_process() -> Iterator[tuple[ServerProcess, grpc.Channel]]:
                 yield server, channel
         finally:
             server.terminate()
+
+
+def settle(
+    server: ServerProcess,
+    stub: pb_grpc.MemoryStub,
+    chains: Iterable[tuple[str, str]],
+    *,
+    timeout_s: float,
+) -> float:
+    """Waits until no chain of (student, subject) reports episodes waiting for their embedding
+    and the server has gone quiet (the embedding queue and background index builds done), and
+    returns the seconds waited. An import is acknowledged before its embeddings, so a benchmark
+    timed straight after one measures the catch-up beside it, with a dense set still filling."""
+    started = time.monotonic()
+    deadline = started + timeout_s
+    for student, subject in chains:
+        request = pb.BuildBlockRequest(
+            student_id=student, subject_id=subject, query="settle", budget_tokens=100
+        )
+        while stub.BuildBlock(request, timeout=60).vectors_pending:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the embeddings of {student}/{subject} never caught up")
+            time.sleep(0.5)
+    while True:
+        before = cpu_seconds(server.proc.pid)
+        time.sleep(QUIET_WINDOW_S)
+        if cpu_seconds(server.proc.pid) - before < QUIET_CPU_SHARE * QUIET_WINDOW_S:
+            return round(time.monotonic() - started, 1)
+        if time.monotonic() > deadline:
+            raise RuntimeError("the server never went quiet after the fill")

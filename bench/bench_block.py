@@ -28,7 +28,7 @@ import numpy as np
 
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from bench._proc import cpu_seconds, machine_busy_seconds
-from bench._server import fresh_server_process
+from bench._server import fresh_server_process, settle
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
@@ -160,6 +160,8 @@ def run_size(n: int) -> dict[str, Any]:
         reply = stub.IngestEpisodes(ingest_messages(episodes), timeout=1200)
         ingest_s = time.perf_counter() - started
         assert reply.inserted == n, (reply.inserted, reply.rejected)
+        chains = {(e.student_id, e.subject_id) for e in episodes}
+        settle_s = settle(server, stub, chains, timeout_s=1200)
         passes: list[list[float]] = []
         stages: dict[str, list[float]] = defaultdict(list)
         memories: list[int] = []
@@ -184,6 +186,8 @@ def run_size(n: int) -> dict[str, Any]:
     return {
         "episodes": n,
         "ingest_episodes_per_s": round(n / ingest_s, 1),
+        # Waited after the import for its embeddings and background index work to finish.
+        "settle_seconds": settle_s,
         "passes": PASSES,
         "calls": sum(len(lat) for lat in passes),
         "p50_ms": p[50],

@@ -48,7 +48,7 @@ from bench import _ghz
 from bench import _load_workload as workload
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from bench._proc import cpu_seconds, machine_busy_seconds, memory_mib
-from bench._server import fresh_server_process
+from bench._server import fresh_server_process, settle
 from bench.bench_block import BUDGET, SEED
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
@@ -200,6 +200,8 @@ def run(settings: Settings) -> dict[str, Any]:
         with fresh_server_process() as (server, channel):
             stub = pb_grpc.MemoryStub(channel)
             filled = fill(stub, settings, rng)
+            chains = [(workload.student_id(i), workload.SUBJECT) for i in range(workload.STUDENTS)]
+            filled["settle_seconds"] = settle(server, stub, chains, timeout_s=FILL_TIMEOUT_S)
             filled.update(memory_mib(server.proc.pid))
             sampled = sample(stub, blocks[: settings.sample_blocks])
 

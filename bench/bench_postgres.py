@@ -43,6 +43,7 @@ from tests.helpers.postgres import PostgresCluster
 from tests.helpers.server_process import ServerProcess
 
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
+from bench._server import settle
 from bench.bench_block import NOW, history, queries
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, validate_new_episode
 from tutor_memory.domain.recall.facts import recall_facts
@@ -160,6 +161,8 @@ def block_run(servers: list[ServerProcess]) -> dict[str, Any]:
         stubs = [_stub(stack, s) for s in servers]
         reply = stubs[0].IngestEpisodes(ingest_messages(episodes), timeout=1200)
         assert reply.inserted == BLOCK_EPISODES
+        for server, stub in zip(servers, stubs, strict=True):
+            settle(server, stub, [("bench", "science")], timeout_s=1200)
         latencies: list[float] = []
         by_node: dict[int, list[float]] = defaultdict(list)
         stages: dict[str, list[float]] = defaultdict(list)
