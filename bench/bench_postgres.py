@@ -47,6 +47,7 @@ from bench._server import settle
 from bench.bench_block import NOW, history, queries
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, validate_new_episode
 from tutor_memory.domain.recall.facts import recall_facts
+from tutor_memory.domain.sealing import KEY_BYTES, MasterKey
 from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.postgres.store import PostgresStore
 from tutor_memory.store.protocols import ChangeReads, PreparedEpisode, Store
@@ -72,6 +73,9 @@ DIM = 512
 HEAD_CHECKS = 2_000
 ROUNDS = 3
 CONFIGURATIONS = (("sqlite", 1), ("postgres-1", 1), ("postgres-2", 2))
+
+# The store alone seals every episode's words as a server does; a fresh key for each run.
+BENCH_MASTER_KEY = MasterKey(os.urandom(KEY_BYTES))
 
 
 # Short tutoring episodes: templates in five languages, filled with concept names.
@@ -339,12 +343,12 @@ def main() -> int:
                 print(name, *runs[name][-1], file=sys.stderr)
             for chains in (1, 50):
                 with tempfile.TemporaryDirectory() as tmp:
-                    sqlite = SqliteStore(Path(tmp) / "bench.sqlite3")
+                    sqlite = SqliteStore(Path(tmp) / "bench.sqlite3", BENCH_MASTER_KEY)
                     try:
                         stored[f"sqlite, {chains} chains"].append(store_run(sqlite, chains))
                     finally:
                         sqlite.close()
-                pg = PostgresStore(cluster.create_database())
+                pg = PostgresStore(cluster.create_database(), BENCH_MASTER_KEY)
                 try:
                     stored[f"postgres, {chains} chains"].append(store_run(pg, chains))
                 finally:
