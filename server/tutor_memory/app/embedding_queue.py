@@ -39,9 +39,11 @@ from tutor_memory.store.protocols import Store
 log = logging.getLogger("tutor_memory.embedding_queue")
 
 # Texts embedded together by one worker. Measured on LoCoMo turns on the 2-core machine
-# (bench/bench_ingest.py records the catch-up rate): 64 costs no more per text than larger batches,
-# and keeps one batch, which a shutdown or a competing AppendEpisode waits behind, under ~0.2 s.
-EMBED_QUEUE_BATCH = 64
+# (bench/bench_ingest.py): the embedder alone ran 2,623 texts/s in batches of 16 against 1,968 in
+# batches of 64 (a batch is padded to its longest text), and the queue's whole-run rate went from
+# 859 to 957 embeddings/s when its batch went from 64 to 16; a small batch also keeps what a
+# shutdown or a competing AppendEpisode waits behind short.
+EMBED_QUEUE_BATCH = 16
 # Workers embedding at once: each onnxruntime call uses one core, and the machine has two.
 EMBED_QUEUE_WORKERS = 2
 # Scheduling niceness of the workers' threads (Linux: per thread): the queue works with what CPU the
