@@ -23,6 +23,7 @@ from tutor_memory.domain.recall.facts import recall_facts
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.models.embedder import USE_DIM, USE_MODEL_ID
 from tutor_memory.models.tokenizers import load_counter
+from tutor_memory.store.masterkey import load_master_key
 from tutor_memory.store.protocols import PreparedEpisode
 from tutor_memory.store.sqlite.store import SqliteStore
 
@@ -45,7 +46,9 @@ def chain(i: int) -> ChainKey:
 
 def filled(data_dir: Path, chains: int, per_chain: int) -> Path:
     """`data_dir` holding `chains` chains of `per_chain` episodes each (built if missing)."""
-    want = {"chains": chains, "per_chain": per_chain, "model": USE_MODEL_ID}
+    # Sealed: written with the master key a server on the directory reads (episodes' words are
+    # sealed since erasure landed; a directory filled before holds plaintext rows and is rebuilt).
+    want = {"chains": chains, "per_chain": per_chain, "model": USE_MODEL_ID, "sealed": True}
     marker = data_dir / MARKER
     if marker.exists() and json.loads(marker.read_text()) == want:
         return data_dir
@@ -57,7 +60,7 @@ def filled(data_dir: Path, chains: int, per_chain: int) -> Path:
     turns = [text for _, _, text in locomo_turns()]
     counter = load_counter(None)
     rng = np.random.default_rng(14)
-    store = SqliteStore(data_dir / DATABASE_FILE_NAME)
+    store = SqliteStore(data_dir / DATABASE_FILE_NAME, load_master_key(data_dir))
     try:
         batch: list[NewEpisode] = []
         for c in range(chains):
