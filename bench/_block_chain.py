@@ -14,13 +14,13 @@ import os
 import random
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import grpc
 from tests.helpers.server_process import ServerProcess
 
 from bench import bench_block
+from bench._server import settle
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.app.root import Services, build_services
 from tutor_memory.domain.episodes import ChainKey
@@ -28,7 +28,6 @@ from tutor_memory.domain.recall.block import BlockRequest, Mode
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.store.sqlite.migrate import migrations
 from tutor_memory_client import ingest_messages
-from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
 # Where filled chains are kept between runs ($TUTOR_MEMORY_BENCH_CACHE overrides it).
@@ -67,23 +66,13 @@ def chain_data_dir(n: int) -> Path:
                 raise RuntimeError(f"filled {reply.inserted} of {n} episodes")
             # The import is acknowledged before its embeddings (app/embedding_queue.py): the
             # directory is complete once the queue has stored every vector.
-            _wait_for_vectors(stub, time.monotonic() + FILL_TIMEOUT_S)
+            settle(server, stub, [(CHAIN.student, CHAIN.subject)], timeout_s=FILL_TIMEOUT_S)
     finally:
         server.terminate()
     (filling / "complete").touch()
     shutil.rmtree(target, ignore_errors=True)
     filling.rename(target)
     return target
-
-
-def _wait_for_vectors(stub: pb_grpc.MemoryStub, deadline: float) -> None:
-    request = pb.BuildBlockRequest(
-        student_id=CHAIN.student, subject_id=CHAIN.subject, query="cells", budget_tokens=100
-    )
-    while stub.BuildBlock(request, timeout=60).vectors_pending:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the embeddings of the filled chain never caught up")
-        time.sleep(1.0)
 
 
 def open_services(data_dir: Path, embedder: Embedder | None = None) -> Services:
