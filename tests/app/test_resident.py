@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -104,13 +105,26 @@ async def test_a_restart_reads_a_large_chain_back_from_its_snapshot(
         first = await block(h, "ada", "topic 7 osmosis")
     finally:
         await stop_harness(h)  # writes the snapshot of the chain it held
-    assert len(list(server_config.snapshot_dir.glob("*.json"))) == 1
+    [meta] = server_config.snapshot_dir.glob("*.json")
+    snapshot_last_id = json.loads(meta.read_text())["last_id"]
+    assert snapshot_last_id > 0
 
     h = await start_harness(server_config, embedder)
     try:
+        store = h.app.services.store
+        read_after: list[int] = []
+        chain_recall = store.chain_recall
+
+        def recording(*args: Any, **kwargs: Any) -> Any:
+            read_after.append(kwargs.get("after_id", 0))
+            return chain_recall(*args, **kwargs)
+
+        monkeypatch.setattr(store, "chain_recall", recording)
         # Committed after the snapshot: read from the store on top of it.
         late = await h.append(question("ada asks about mitochondria", student="ada"))
         again = await block(h, "ada", "topic 7 osmosis")
+        # The load read the store only after the snapshot's last episode.
+        assert read_after == [snapshot_last_id]
         assert [m.episode_id for m in again.memories] == [m.episode_id for m in first.memories]
         table = h.app.services.tables.held(chain("ada"))
         assert table is not None

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import faiss
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.index import vectors as vectors_module
 from tutor_memory.index.vectors import VectorIndex
 
 DIM = 16
@@ -58,3 +61,33 @@ def test_rebuild_builds_the_graph_for_large_chains() -> None:
     assert index.rebuild(stored) == 510
     assert index.uses_graph(A)
     assert not index.uses_graph(B)
+
+
+def test_a_graph_built_in_steps_keeps_vectors_added_between_its_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(vectors_module, "CONVERT_STEP", 16)
+    index = VectorIndex(DIM, hnsw_min_vectors=300)
+    vectors = _unit(600, 6)
+    index.add(A, np.arange(300, dtype=np.int64), vectors[:300])
+    for start in range(300, 600, 10):
+        index.add(A, np.arange(start, start + 10, dtype=np.int64), vectors[start : start + 10])
+    index.wait_for_conversions()
+    assert index.uses_graph(A)
+    assert index.count(A) == 600
+    for i in range(0, 600, 37):
+        ids, _ = index.search(A, vectors[i], 1)
+        assert ids.tolist() == [i]
+
+
+def test_a_flat_index_put_back_from_a_snapshot_moves_to_a_graph_with_every_vector() -> None:
+    vectors = _unit(400, 8)
+    flat = faiss.IndexIDMap2(faiss.IndexFlatIP(DIM))
+    flat.add_with_ids(vectors, np.arange(1000, 1400, dtype=np.int64))
+    index = VectorIndex(DIM, hnsw_min_vectors=300)
+    index.put(A, flat, graph=False)
+    index.wait_for_conversions()
+    assert index.uses_graph(A)
+    assert index.count(A) == 400
+    ids, _ = index.search(A, vectors[123], 1)
+    assert ids.tolist() == [1123]

@@ -70,18 +70,24 @@ class SnapshotFiles:
     def meta_path(self, chain: ChainKey) -> Path:
         return self.directory / f"{self._key(chain)}.json"
 
+    def _paths(self, chain: ChainKey, generation: str) -> tuple[Path, Path]:
+        """The table's and the index's file of one generation of the chain's snapshot. (Named
+        by string: `Path.with_suffix` would take the generation for a suffix and replace it.)"""
+        stem = f"{self._key(chain)}.{generation}"
+        return self.directory / f"{stem}.npz", self.directory / f"{stem}.faiss"
+
     def write(self, chain: ChainKey, snapshot: ChainSnapshot) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         key = self._key(chain)
         generation = secrets.token_hex(8)
-        table = self.directory / f"{key}.{generation}.npz"
+        table, index = self._paths(chain, generation)
         with table.open("wb") as out:
             arrays: dict[str, Any] = {"missing": snapshot.missing, **snapshot.table}
             np.savez(out, **arrays)
             out.flush()
             os.fsync(out.fileno())
         if snapshot.index is not None:
-            faiss.write_index(snapshot.index, str(self.directory / f"{key}.{generation}.faiss"))
+            faiss.write_index(snapshot.index, str(index))
         meta = {
             "format": SNAPSHOT_FORMAT,
             "generation": generation,
@@ -124,11 +130,11 @@ class SnapshotFiles:
                 or meta["chain"] != [chain.tenant, chain.student, chain.subject]
             ):
                 return None
-            stem = self.directory / f"{self._key(chain)}.{meta['generation']}"
-            with np.load(stem.with_suffix(".npz"), allow_pickle=False) as data:
+            table_path, index_path = self._paths(chain, str(meta["generation"]))
+            with np.load(table_path, allow_pickle=False) as data:
                 table = {k: data[k] for k in data.files if k != "missing"}
                 missing = data["missing"]
-            index = faiss.read_index(str(stem.with_suffix(".faiss"))) if meta["index"] else None
+            index = faiss.read_index(str(index_path)) if meta["index"] else None
             return ChainSnapshot(
                 last_id=int(meta["last_id"]),
                 rows=int(meta["rows"]),

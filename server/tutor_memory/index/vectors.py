@@ -56,11 +56,11 @@ def _hnsw(dim: int) -> faiss.IndexIDMap2:
 
 
 def _contents(
-    index: faiss.IndexIDMap2, start: int
+    index: faiss.IndexIDMap2, start: int, stop: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-    """Ids and vectors of an IDMap2 index from row `start` on."""
-    ids = faiss.vector_to_array(index.id_map)[start:].astype(np.int64)
-    vectors = index.index.reconstruct_n(start, index.ntotal - start)
+    """Ids and vectors of an IDMap2 index's rows `start` to `stop` (excluded)."""
+    ids = np.array(faiss.rev_swig_ptr(index.id_map.data(), stop)[start:stop], dtype=np.int64)
+    vectors = index.index.reconstruct_n(start, stop - start)
     return ids, np.ascontiguousarray(vectors, dtype=np.float32)
 
 
@@ -108,49 +108,41 @@ class VectorIndex:
             start = start and entry.index.ntotal >= self.hnsw_min_vectors
             if start:
                 entry.converting = True
-                ids_now, vectors_now = _contents(entry.index, 0)
         if start:
-            self._start_conversion(chain, entry, ids_now, vectors_now)
+            self._start_conversion(chain, entry)
 
-    def _start_conversion(
-        self,
-        chain: ChainKey,
-        entry: _ChainIndex,
-        ids: npt.NDArray[np.int64],
-        vectors: npt.NDArray[np.float32],
-    ) -> None:
+    def _start_conversion(self, chain: ChainKey, entry: _ChainIndex) -> None:
         thread = threading.Thread(
-            target=self._convert, args=(chain, entry, ids, vectors), name="hnsw-build", daemon=True
+            target=self._convert, args=(chain, entry), name="hnsw-build", daemon=True
         )
         self._converters = [t for t in self._converters if t.is_alive()]
         self._converters.append(thread)
         thread.start()
 
-    def _convert(
-        self,
-        chain: ChainKey,
-        entry: _ChainIndex,
-        ids: npt.NDArray[np.int64],
-        vectors: npt.NDArray[np.float32],
-    ) -> None:
+    def _convert(self, chain: ChainKey, entry: _ChainIndex) -> None:
         faiss.omp_set_num_threads(FAISS_THREADS)
         graph = _hnsw(self.dim)
+        flat = entry.index
         # In steps, so that a server stopping meanwhile (`close`) does not wait for the whole
-        # graph, which takes minutes for 100k vectors on a busy machine.
-        for start in range(0, len(ids), CONVERT_STEP):
+        # graph, which takes minutes for 100k vectors on a busy machine. Each step copies its
+        # rows of the flat index under the chain's lock (rows are only ever appended, so rows
+        # already copied never change): the caller that started the build, a load from a
+        # snapshot among them, does not wait for a copy of every vector.
+        done = 0
+        while True:
             if self._closing.is_set():
                 with entry.lock:
                     entry.converting = False
                 return
-            graph.add_with_ids(
-                vectors[start : start + CONVERT_STEP], ids[start : start + CONVERT_STEP]
-            )
-        with entry.lock:
-            # Vectors added to the flat index while the graph was being built.
-            late_ids, late_vectors = _contents(entry.index, len(ids))
-            if len(late_ids):
-                graph.add_with_ids(late_vectors, late_ids)
-            entry.index, entry.graph, entry.converting = graph, True, False
+            with entry.lock:
+                stop = min(done + CONVERT_STEP, flat.ntotal)
+                if stop == done:
+                    # Caught up: the rows added while the graph was built are in it too.
+                    entry.index, entry.graph, entry.converting = graph, True, False
+                    break
+                ids, vectors = _contents(flat, done, stop)
+            graph.add_with_ids(vectors, ids)
+            done = stop
         log.info("chain index moved to HNSW", extra={"vectors": graph.ntotal})
 
     def close(self) -> None:
@@ -229,8 +221,7 @@ class VectorIndex:
         if not graph and index.ntotal >= self.hnsw_min_vectors:
             with entry.lock:
                 entry.converting = True
-                ids_now, vectors_now = _contents(entry.index, 0)
-            self._start_conversion(chain, entry, ids_now, vectors_now)
+            self._start_conversion(chain, entry)
 
     def vector_bytes(self) -> int:
         """Bytes of the vectors held (4 per dimension; an HNSW graph's links come on top)."""

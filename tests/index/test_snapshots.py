@@ -1,0 +1,79 @@
+"""Snapshot files (index/snapshots.py): what is written is what is read back, and a snapshot that
+does not belong is ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.index.snapshots import ChainSnapshot, SnapshotFiles
+
+DIM = 8
+CHAIN = ChainKey("tenant-a", "ada", "biology")
+
+
+def _snapshot(rows: int) -> ChainSnapshot:
+    rng = np.random.default_rng(7)
+    index = faiss.IndexIDMap2(faiss.IndexFlatIP(DIM))
+    index.add_with_ids(rng.random((rows, DIM), dtype=np.float32), np.arange(1, rows + 1))
+    return ChainSnapshot(
+        last_id=rows,
+        rows=rows,
+        table={"ids": np.arange(1, rows + 1, dtype=np.int64), "salience": rng.random(rows)},
+        index=index,
+        graph=False,
+        missing=np.asarray([3, 5], dtype=np.int64),
+    )
+
+
+def test_a_written_snapshot_reads_back_with_its_table_index_and_missing_ids(
+    tmp_path: Path,
+) -> None:
+    files = SnapshotFiles(tmp_path, "model-a", facts_version=1)
+    written = _snapshot(50)
+    files.write(CHAIN, written)
+
+    read = files.read(CHAIN)
+
+    assert read is not None
+    assert (read.last_id, read.rows, read.graph) == (50, 50, False)
+    assert read.table.keys() == written.table.keys()
+    for name, values in written.table.items():
+        assert np.array_equal(read.table[name], values), name
+    assert np.array_equal(read.missing, written.missing)
+    assert read.index is not None
+    assert written.index is not None
+    assert read.index.ntotal == 50
+    query = np.ones((1, DIM), dtype=np.float32)
+    assert np.array_equal(read.index.search(query, 50)[1], written.index.search(query, 50)[1])
+
+
+def test_a_rewritten_snapshot_reads_back_the_newest_generation_and_drops_the_old_files(
+    tmp_path: Path,
+) -> None:
+    files = SnapshotFiles(tmp_path, "model-a", facts_version=1)
+    files.write(CHAIN, _snapshot(20))
+    files.write(CHAIN, _snapshot(30))
+
+    read = files.read(CHAIN)
+
+    assert read is not None
+    assert read.rows == 30
+    assert len(list(tmp_path.glob("*.npz"))) == 1
+    assert len(list(tmp_path.glob("*.faiss"))) == 1
+
+
+def test_a_snapshot_made_for_another_model_or_other_facts_is_ignored(tmp_path: Path) -> None:
+    SnapshotFiles(tmp_path, "model-a", facts_version=1).write(CHAIN, _snapshot(20))
+
+    assert SnapshotFiles(tmp_path, "model-b", facts_version=1).read(CHAIN) is None
+    assert SnapshotFiles(tmp_path, "model-a", facts_version=2).read(CHAIN) is None
+    assert (
+        SnapshotFiles(tmp_path, "model-a", facts_version=1).read(
+            ChainKey("tenant-a", "bo", "biology")
+        )
+        is None
+    )
