@@ -3,6 +3,7 @@ recently used first, reloaded correctly, and read back from snapshot files after
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from typing import Any
@@ -15,6 +16,8 @@ from tutor_memory.app import resident as resident_module
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory.store.postgres.store import PostgresStore
+from tutor_memory.store.sqlite.store import SqliteStore
 from tutor_memory_client._proto import memory_pb2 as pb
 
 STUDENTS = ["ada", "bo", "cy"]
@@ -95,6 +98,17 @@ async def test_a_held_chain_takes_writes_as_they_commit(harness: Harness) -> Non
     assert harness.app.services.resident.resident_bytes() > before
 
 
+def _recording(store_class: type, read_after: list[int]) -> Any:
+    """The store's `chain_recall`, noting the `after_id` of every call."""
+    chain_recall = store_class.chain_recall  # type: ignore[attr-defined]
+
+    def recording(self: Any, *args: Any, **kwargs: Any) -> Any:
+        read_after.append(kwargs.get("after_id", 0))
+        return chain_recall(self, *args, **kwargs)
+
+    return recording
+
+
 async def test_a_restart_reads_a_large_chain_back_from_its_snapshot(
     server_config: ServerConfig, embedder: UseOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -109,17 +123,11 @@ async def test_a_restart_reads_a_large_chain_back_from_its_snapshot(
     snapshot_last_id = json.loads(meta.read_text())["last_id"]
     assert snapshot_last_id > 0
 
+    read_after: list[int] = []
+    for store_class in (SqliteStore, PostgresStore):
+        monkeypatch.setattr(store_class, "chain_recall", _recording(store_class, read_after))
     h = await start_harness(server_config, embedder)
     try:
-        store = h.app.services.store
-        read_after: list[int] = []
-        chain_recall = store.chain_recall
-
-        def recording(*args: Any, **kwargs: Any) -> Any:
-            read_after.append(kwargs.get("after_id", 0))
-            return chain_recall(*args, **kwargs)
-
-        monkeypatch.setattr(store, "chain_recall", recording)
         # Committed after the snapshot: read from the store on top of it.
         late = await h.append(question("ada asks about mitochondria", student="ada"))
         again = await block(h, "ada", "topic 7 osmosis")
@@ -149,6 +157,32 @@ async def test_a_restart_reads_a_large_chain_back_from_its_snapshot(
     assert from_store.keys() == from_snapshot.keys()
     for name, values in from_store.items():
         assert np.array_equal(values, from_snapshot[name]), name
+
+
+async def test_a_starting_server_loads_the_chains_that_have_a_snapshot_without_a_call(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(resident_module, "SNAPSHOT_MIN_EPISODES", 20)
+    h = await start_harness(server_config, embedder)
+    try:
+        await fill(h, "ada", 30)
+        await fill(h, "bo", 5)  # too small for a snapshot: loads on its first call
+        await block(h, "ada", "osmosis")
+        await block(h, "bo", "osmosis")
+    finally:
+        await stop_harness(h)
+
+    h = await start_harness(server_config, embedder)
+    try:
+        resident = h.app.services.resident
+        deadline = asyncio.get_running_loop().time() + 30
+        while not resident.is_resident(chain("ada")):
+            assert asyncio.get_running_loop().time() < deadline, "never loaded in the background"
+            await asyncio.sleep(0.01)
+        assert resident.resident_episodes() == 30
+        assert not resident.holds(chain("bo"))
+    finally:
+        await stop_harness(h)
 
 
 async def test_a_snapshot_of_another_store_is_ignored(

@@ -199,10 +199,13 @@ def _serve_metrics(config: ServerConfig, metrics: Metrics) -> int | None:
 def _load(
     config: ServerConfig, embedder: Embedder | None, telemetry: Telemetry, quotas: Quotas
 ) -> Services:
-    """Opens the store and loads the model (blocking, before serving). No chain is loaded: each
-    loads on its first call (app/resident.py). Episodes an earlier run acknowledged without their
-    embedding are embedded in the background (app/embedding_queue.py)."""
-    services = build_services(config, embedder=embedder, telemetry=telemetry, quotas=quotas)
+    """Opens the store and loads the model (blocking, before serving). Chains load on their first
+    call, and those with a snapshot in the background from now on, beside the model's load and
+    after SERVING (app/resident.py). Episodes an earlier run acknowledged without their embedding
+    are embedded in the background (app/embedding_queue.py)."""
+    services = build_services(
+        config, embedder=embedder, telemetry=telemetry, quotas=quotas, warm_up=True
+    )
     try:
         services.embedding.start()
         quotas.set_episode_counts(services.store.episode_counts())
@@ -282,8 +285,6 @@ async def create_server(
     servicer.attach(services)
     gate.open = True
     await readiness.start(services, config.readiness_probe_seconds)
-    # Once serving: the chains with a snapshot load in the background (app/resident.py).
-    services.resident.warm_up()
     log.info(
         "serving",
         extra={
@@ -297,8 +298,9 @@ async def create_server(
             "model": services.embedder.model_id,
             "tokenizer": services.counter.name,
             "cache_budget_mib": config.cache_budget_bytes // MIB,
-            # Nothing is loaded before serving: chains load on their first call.
-            "episodes_loaded": 0,
+            # Chains load on their first call; those with a snapshot also in the background,
+            # from before SERVING on: what that load has held so far.
+            "episodes_loaded": services.resident.resident_episodes(),
         },
     )
     if tokens.is_development:

@@ -112,6 +112,12 @@ class ResidentChains:
         with self._lock:
             return sum(1 for held in self._held.values() if not held.loading)
 
+    def resident_episodes(self) -> int:
+        """Episodes in the tables of the chains held in memory."""
+        with self._lock:
+            loaded = [chain for chain, held in self._held.items() if not held.loading]
+        return sum(len(t) for t in map(self._tables.held, loaded) if t is not None)
+
     def resident_bytes(self) -> int:
         """About how much memory the held chains' tables and indexes take."""
         with self._lock:
@@ -400,8 +406,10 @@ class ResidentChains:
     def warm_up(self) -> None:
         """Loads, in the background, the chains that have a snapshot, most recently written
         first, while the held chains take less than `WARM_UP_SHARE` of the budget: after a
-        restart the chains in use answer their first call from memory. Runs once the server
-        is serving; `stop_warm_up` ends it."""
+        restart the chains in use answer their first call from memory. Started while the server
+        loads its model (reading a snapshot is mostly file reads that do not hold the GIL, so it
+        runs beside that load), and goes on after SERVING; `stop_warm_up` ends it. A call on a
+        chain being loaded waits for that load rather than starting another."""
         if self._snapshots is None:
             return
         files = self._snapshots

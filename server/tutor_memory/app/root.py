@@ -45,7 +45,7 @@ from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import RecallTables
 from tutor_memory.index.snapshots import SnapshotFiles
 from tutor_memory.index.vectors import VectorIndex
-from tutor_memory.models.embedder import Embedder, UseOnnxEmbedder
+from tutor_memory.models.embedder import USE_DIM, USE_MODEL_ID, Embedder, UseOnnxEmbedder
 from tutor_memory.models.fetch import MODEL_FILE_NAME, default_model_dir
 from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.keyfile import load_or_create_server_key
@@ -158,47 +158,61 @@ def build_services(
     embedder: Embedder | None = None,
     telemetry: Telemetry | None = None,
     quotas: Quotas | None = None,
+    warm_up: bool = False,
 ) -> Services:
     """Opens the store and loads the model and the caches. `embedder` lets tests share one loaded
     model between servers; `telemetry` is where the use cases report and `quotas` the per-tenant
-    limits the server's call gate applies (fresh ones by default). Raises ConfigError for a
-    configuration that cannot work."""
+    limits the server's call gate applies (fresh ones by default). With `warm_up` (a server
+    starting), the chains that have a snapshot start loading as soon as the store is open
+    (`ResidentChains.warm_up`), beside the model's load. Raises ConfigError for a configuration
+    that cannot work."""
     # The tokenizer and the model load side by side (both mostly native code): start-up waits
-    # for the slower of the two instead of their sum.
+    # for the slower of the two instead of their sum. The pinned model's id and dimension are
+    # known before it loads, so the store and the chains' caches open meanwhile.
     counting = in_background(load_counter, config.tokenizer)
+    loading = in_background(load_embedder, config) if embedder is None else None
+    model_id, dim = (
+        (USE_MODEL_ID, USE_DIM) if embedder is None else (embedder.model_id, embedder.dim)
+    )
     telemetry = telemetry or Telemetry()
-    embedder = embedder or load_embedder(config)
     try:
         counter = counting.result()
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
-    # The date library compiles each language's patterns on first use: here, not in a turn.
-    warm_up_time_words()
     store = open_store(config)
     _check_master_key(store, config)
     key = load_or_create_server_key(config.data_dir)
     executors = Executors()
     changes = ChangeHub()
-    vectors = VectorIndex(embedder.dim)
+    vectors = VectorIndex(dim)
     tables = RecallTables()
     resident = ResidentChains(
         store,
         tables,
         vectors,
         counter,
-        embedder.model_id,
+        model_id,
         executors.bulk_writer,
         budget_bytes=config.cache_budget_bytes,
-        snapshots=SnapshotFiles(config.snapshot_dir, embedder.model_id, FACTS_VERSION),
+        snapshots=SnapshotFiles(config.snapshot_dir, model_id, FACTS_VERSION),
     )
     sync = ChainSync(
-        store,
-        resident,
-        counter,
-        changes,
-        embedder.model_id,
-        check_store=config.checks_other_writers,
+        store, resident, counter, changes, model_id, check_store=config.checks_other_writers
     )
+    if warm_up:
+        resident.warm_up()
+    # The date library compiles each language's patterns on first use: here, not in a turn.
+    warm_up_time_words()
+    if loading is not None:
+        try:
+            embedder = loading.result()
+        except BaseException:
+            resident.stop_warm_up()
+            executors.shutdown()
+            store.close()
+            raise
+    assert embedder is not None
+    assert embedder.model_id == model_id
     # With other writers, an idle queue also takes up what a dead node left unembedded.
     rescan = BACKLOG_RESCAN_SECONDS if config.checks_other_writers else None
     embedding = EmbeddingQueue(

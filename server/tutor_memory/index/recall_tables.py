@@ -236,6 +236,11 @@ class ChainTable:
         """Folds the postings appended so far into the frozen block of arrays: one dict entry
         and a slice per stem instead of a growable object with two arrays of its own, which for
         a small chain (a few hundred stems of a hundred episodes) is most of its memory."""
+        with self._lock:
+            if not self._postings:
+                # Nothing appended since the last fold (a chain read back from its snapshot
+                # with nothing after it): refolding would copy every array for nothing.
+                return
         arrays = self.to_arrays()
         with self._lock:
             stems = arrays["stems"].tolist()

@@ -790,26 +790,46 @@ class SqliteStore:
             chain_id = self._chain_id(conn, chain, create=False)
             if chain_id is None:
                 return ChainRecall([], np.empty(0, np.int64), np.empty((0, 0), np.float32), 0)
+            # Within a chain seq and episode id grow together, and seq counts the chain's
+            # episodes from 1 without a gap (the hash chain): the episodes after `after_id` are
+            # a range of the (chain_id, seq) index, and the seq of `after_id` is how many come
+            # up to it. (An `after_id` that is not this chain's: none, which the caller takes
+            # for a snapshot that does not match.)
+            before = 0
+            if after_id > 0:
+                found = conn.execute(
+                    "SELECT seq FROM episodes WHERE episode_id = ? AND chain_id = ?",
+                    (after_id, chain_id),
+                ).fetchone()
+                before = int(found[0]) if found is not None else -1
             rows = conn.execute(
                 "SELECT e.episode_id, e.occurred_at, e.salience, e.kind, e.concepts, f.version, "
                 "f.dup_key, f.tokens, f.flagged, f.language, f.stems, e.seq, e.sealed "
                 "FROM episodes e LEFT JOIN recall_facts f ON f.episode_id = e.episode_id "
-                "WHERE e.chain_id = ? AND e.episode_id > ? ORDER BY e.episode_id",
-                (chain_id, after_id),
+                "WHERE e.chain_id = ? AND e.seq > ? ORDER BY e.seq",
+                (chain_id, max(before, 0)),
             ).fetchall()
             concepts = codec.recall_concepts(
                 rows, chain, lambda: self._data_key(conn, chain.tenant, chain.student)
             )
+            # Two lookups rather than one with OR, which SQLite answers by reading every vector
+            # row of the chain: a range of the chain's index, and the ids asked for by key (the
+            # unary + keeps the planner from scanning the chain's index for the second).
             vectors = conn.execute(
                 "SELECT episode_id, vector FROM episode_vectors WHERE chain_id = ? AND model = ? "
-                "AND (episode_id > ? OR episode_id IN (SELECT value FROM json_each(?))) "
-                "ORDER BY episode_id",
-                (chain_id, model_id, after_id, json.dumps([int(i) for i in vectors_of])),
+                "AND episode_id > ? UNION ALL SELECT episode_id, vector FROM episode_vectors "
+                "WHERE episode_id IN (SELECT value FROM json_each(?)) AND +episode_id <= ? "
+                "AND +chain_id = ? AND model = ? ORDER BY episode_id",
+                (
+                    chain_id,
+                    model_id,
+                    after_id,
+                    json.dumps([int(i) for i in vectors_of]),
+                    after_id,
+                    chain_id,
+                    model_id,
+                ),
             ).fetchall()
-            (before,) = conn.execute(
-                "SELECT count(*) FROM episodes WHERE chain_id = ? AND episode_id <= ?",
-                (chain_id, after_id),
-            ).fetchone()
         finally:
             conn.close()
         recall = [
