@@ -112,6 +112,18 @@ class _Trace:
     turn: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class _TextMatches:
+    """What the text search found for `words`: positions in the chain's snapshot matched by
+    BM25 and their calibrated relevance, and ids of the episodes tagged with a concept the words
+    name (None with that lever off)."""
+
+    words: str
+    lexical: npt.NDArray[np.int64]
+    lexical_relevance: npt.NDArray[np.float32]
+    tagged: npt.NDArray[np.int64] | None
+
+
 class BlockBuilder:
     """Builds one block, synchronously, on the calling thread."""
 
@@ -202,6 +214,7 @@ class BlockBuilder:
             else None
         )
         timer.lap("parse")
+        early: _TextMatches | None = None
         if (
             embedding is not None
             and not record
@@ -209,8 +222,12 @@ class BlockBuilder:
             and open_to_examples(req.query)
         ):
             # No rule made it a record question: the labelled examples decide, by the turn's one
-            # embedding (domain.recall.record_intent). The text search waits for the model here,
-            # after parsing ran beside it; that wait is the price, timed as its own stage.
+            # embedding (domain.recall.record_intent). The text search of the question as asked
+            # runs first, while the model embeds it; what is left of the wait is timed as its
+            # own stage. (Kept unless the examples make it a record question.)
+            if table is not None and snap is not None and len(snap):
+                early = self._text_matches(table, snap, req.query)
+                timer.lap("text")
             record = self._record_examples.closer_to_record(embedding.result())
             topic = record_topic(req.query) if record else None
             timer.lap("record_intent")
@@ -248,7 +265,7 @@ class BlockBuilder:
                 else:
                     positions, counts, scores, extras = self._rank(
                         req, table, snap, window, in_window, record, topic, turn, timer,
-                        embedding, extras_for, trace,
+                        embedding, extras_for, trace, early,
                     )  # fmt: skip
             if extras is None:
                 extras = extras_for(embedding.result() if embedding is not None else None)
@@ -283,6 +300,7 @@ class BlockBuilder:
         embedding: Future[Vector] | None,
         extras_for: Callable[[Vector | None], Extras],
         trace: _Trace | None,
+        early: _TextMatches | None,
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], Extras]:
         sets = CandidateSets(explain=trace is not None)
         # The most recent episodes: the honest offer when nothing matches (R2.2).
@@ -308,18 +326,15 @@ class BlockBuilder:
             if embedding is None:  # the chain's first episode arrived since the turn started
                 embedding = self._queries.submit(req.query)
             levers = self.levers
-            calibrate = (
-                scaled_to_best if levers.on(Lever.CALIBRATION) else reciprocal_rank_relevance
-            )
-            norm = normalise(words_of)
-            lexical, lexical_relevance = np.empty(0, np.int64), np.empty(0, np.float32)
+            text = early
+            if text is None or text.words != words_of:
+                text = self._text_matches(table, snap, words_of)
+                timer.lap("text")
+            lexical, lexical_relevance = text.lexical, text.lexical_relevance
             if levers.on(Lever.LEXICAL):
-                lexical, scores = bm25(table.postings(query_terms(words_of)), snap.length)
-                lexical_relevance = calibrate(scores)
                 sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
-            if levers.on(Lever.CONCEPTS):
-                sets.add(table.tagged(norm), 1.0, True, Source.TAGGED)
-            timer.lap("text")
+            if text.tagged is not None:
+                sets.add(text.tagged, 1.0, True, Source.TAGGED)
             query_vector = embedding.result()
             timer.lap("embed")
             dense_ids, dense_relevance = np.empty(0, np.int64), np.empty(0, np.float32)
@@ -382,6 +397,19 @@ class BlockBuilder:
         positions, counts, scores = ranked.positions, ranked.counts, ranked.scores
         timer.lap("rank")
         return positions, counts, scores, extras
+
+    def _text_matches(self, table: ChainTable, snap: Snapshot, words: str) -> _TextMatches:
+        """The episodes that match `words` by their text (BM25 over the stems, with relevance
+        calibrated) and by their concept tags, as the levers allow."""
+        lexical, relevance = np.empty(0, np.int64), np.empty(0, np.float32)
+        if self.levers.on(Lever.LEXICAL):
+            calibrate = (
+                scaled_to_best if self.levers.on(Lever.CALIBRATION) else reciprocal_rank_relevance
+            )
+            lexical, scores = bm25(table.postings(query_terms(words)), snap.length)
+            relevance = calibrate(scores)
+        tagged = table.tagged(normalise(words)) if self.levers.on(Lever.CONCEPTS) else None
+        return _TextMatches(words, lexical, relevance, tagged)
 
     # -- composition ---------------------------------------------------------------------------
 
