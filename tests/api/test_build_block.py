@@ -425,3 +425,15 @@ async def test_memories_of_one_day_share_one_date_line(harness: Harness) -> None
         "- you: Osmosis moves water.",
     ]
     assert list(earlier.episode_ids) == [m.episode_id for m in got.memories]
+
+
+@pytest.mark.parametrize("query", ["what is a prime number?", "am I getting any better?"])
+async def test_a_question_left_to_the_examples_searches_its_text_while_it_is_embedded(
+    harness: Harness, query: str
+) -> None:
+    await harness.ingest(noise(5, ts(2026, 9, 1)))
+    got = await block(harness, query)
+    stages = [t.stage for t in got.timings]
+    # The text search is timed before the wait for the embedding that decides the mode, once.
+    assert stages.index("text") < stages.index("record_intent")
+    assert stages.count("text") == 1
