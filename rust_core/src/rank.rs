@@ -227,11 +227,19 @@ fn gather(chain: &Chain<'_>, candidates: &Candidates<'_>, request: &Request) -> 
     const UNKNOWN: usize = usize::MAX;
     // Every id is looked up first and merged after, without a data-dependent branch: done in one
     // loop with an `if`, mispredicted branches stall the lookups' memory accesses, which
-    // measured twice as slow on 100k random candidates.
+    // measured twice as slow on 100k random candidates. Each lookup starts from the previous
+    // one's position (`locate`): the sets come as runs of ascending ids.
+    let mut hint = 0;
     let positions: Vec<usize> = candidates
         .ids
         .iter()
-        .map(|id| chain.ids.binary_search(id).unwrap_or(UNKNOWN))
+        .map(|&id| match locate(chain.ids, id, hint) {
+            Some(pos) => {
+                hint = pos;
+                pos
+            }
+            None => UNKNOWN,
+        })
         .collect();
     let n = chain.ids.len();
     let mut best = vec![ABSENT; n];
@@ -272,6 +280,48 @@ fn gather(chain: &Chain<'_>, candidates: &Candidates<'_>, request: &Request) -> 
         .filter(|&&pos| request.in_scope(chain, pos))
         .map(pooled)
         .collect()
+}
+
+/// The position of `id` in the ascending `ids`, searched outward from `hint` in doubling steps
+/// and then by bisection of the bracket found: a few steps when `id` is near `hint`, as in a run
+/// of ascending ids (a whole set of a common word's matches is one), and at most about twice a
+/// plain binary search's steps when it is not.
+fn locate(ids: &[i64], id: i64, hint: usize) -> Option<usize> {
+    let n = ids.len();
+    if n == 0 {
+        return None;
+    }
+    let hint = hint.min(n - 1);
+    let (lo, hi) = if ids[hint] < id {
+        // After `hint`: the first probe at or past `id` closes the bracket.
+        let (mut lo, mut step) = (hint + 1, 1);
+        loop {
+            let probe = hint.saturating_add(step);
+            if probe >= n {
+                break (lo, n);
+            }
+            if ids[probe] >= id {
+                break (lo, probe + 1);
+            }
+            lo = probe + 1;
+            step *= 2;
+        }
+    } else {
+        // At or before `hint`: the first probe at or before `id` closes the bracket.
+        let (mut hi, mut step) = (hint + 1, 1);
+        loop {
+            if step > hint {
+                break (0, hi);
+            }
+            let probe = hint - step;
+            if ids[probe] <= id {
+                break (probe, hi);
+            }
+            hi = probe;
+            step *= 2;
+        }
+    };
+    ids[lo..hi].binary_search(&id).ok().map(|i| lo + i)
 }
 
 /// A scored candidate, with its sort keys inline.
@@ -502,6 +552,25 @@ mod tests {
         #[allow(clippy::cast_possible_truncation)]
         let expected = expected as f32;
         assert!((packed.scores[0] - expected).abs() < 1e-7);
+    }
+
+    #[test]
+    fn locate_finds_every_id_from_any_hint_and_nothing_else() {
+        let ids: Vec<i64> = (0..300).map(|i| 3 * i + 1).collect();
+        for hint in [0, 1, 7, 150, 298, 299, 5_000] {
+            for (pos, &id) in ids.iter().enumerate() {
+                assert_eq!(locate(&ids, id, hint), Some(pos), "id {id} from {hint}");
+                assert_eq!(
+                    locate(&ids, id + 1, hint),
+                    None,
+                    "id {} from {hint}",
+                    id + 1
+                );
+            }
+            assert_eq!(locate(&ids, 0, hint), None);
+            assert_eq!(locate(&ids, i64::MAX, hint), None);
+        }
+        assert_eq!(locate(&[], 5, 0), None);
     }
 
     #[test]
