@@ -22,6 +22,52 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[_UTIME]) + int(fields[_STIME])) / CLOCK_TICKS_PER_S
 
 
+def tree_pids(pid: int) -> list[int]:
+    """The process and its descendants (the workers of `serve --workers` and their supervisor),
+    found through each process's parent in /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # exited meanwhile
+        # After the parenthesised command name: state, then the parent's pid.
+        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of the process and its running descendants so far."""
+    total = 0.0
+    for member in tree_pids(pid):
+        try:
+            total += cpu_seconds(member)
+        except OSError:
+            continue
+    return total
+
+
+def tree_memory_mib(pid: int) -> dict[str, float]:
+    """`memory_mib` summed over the process and its descendants (each peak is its own, so the
+    sum of peaks bounds the peak of the sum)."""
+    out: dict[str, float] = {}
+    for member in tree_pids(pid):
+        try:
+            for key, value in memory_mib(member).items():
+                out[key] = round(out.get(key, 0.0) + value, 1)
+        except OSError:
+            continue
+    return out
+
+
 def memory_mib(pid: int) -> dict[str, float]:
     """Resident set size now (VmRSS) and at its peak so far (VmHWM), in MiB."""
     wanted = {"VmRSS": "rss_mib", "VmHWM": "peak_rss_mib"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -11,7 +12,7 @@ from pathlib import Path
 import grpc
 from tests.helpers.server_process import ServerProcess
 
-from bench._proc import cpu_seconds
+from bench._proc import tree_cpu_seconds
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
@@ -28,11 +29,22 @@ def fresh_server() -> Iterator[pb_grpc.MemoryStub]:
 
 
 @contextmanager
-def fresh_server_process() -> Iterator[tuple[ServerProcess, grpc.Channel]]:
-    """As fresh_server, also giving the process (to read its memory) and the channel."""
+def fresh_server_process(workers: int = 1) -> Iterator[tuple[ServerProcess, grpc.Channel]]:
+    """As fresh_server, also giving the process (to read its memory) and the channel. With
+    `workers` above 1, `serve --workers` on a free port (the process is their supervisor: read
+    its CPU and memory with bench/_proc's tree_* functions)."""
     with tempfile.TemporaryDirectory() as tmp:
-        server = ServerProcess(Path(tmp) / "data", None)
-        server.wait_ready()
+        if workers == 1:
+            server = ServerProcess(Path(tmp) / "data", None)
+            server.wait_ready()
+        else:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            server = ServerProcess(
+                Path(tmp) / "data", None, "--listen", f"127.0.0.1:{port}", "--workers", str(workers)
+            )
+            server.wait_workers(workers)
         try:
             options = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
             with grpc.insecure_channel(server.target, options=options) as channel:
@@ -63,9 +75,9 @@ def settle(
                 raise RuntimeError(f"the embeddings of {student}/{subject} never caught up")
             time.sleep(0.5)
     while True:
-        before = cpu_seconds(server.proc.pid)
+        before = tree_cpu_seconds(server.proc.pid)
         time.sleep(QUIET_WINDOW_S)
-        if cpu_seconds(server.proc.pid) - before < QUIET_CPU_SHARE * QUIET_WINDOW_S:
+        if tree_cpu_seconds(server.proc.pid) - before < QUIET_CPU_SHARE * QUIET_WINDOW_S:
             return round(time.monotonic() - started, 1)
         if time.monotonic() > deadline:
             raise RuntimeError("the server never went quiet after the fill")

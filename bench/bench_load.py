@@ -22,7 +22,11 @@ on the same machine as the server and its CPU time is reported too.
 
 Run: `.venv/bin/python -m bench.bench_load` (writes bench/results/load.json and load.md);
 `--quick` runs small chains for a few seconds per run (the test's mode, written as load-quick);
-`--episodes-per-student N` sets the chain length (written as load-N).
+`--episodes-per-student N` sets the chain length (written as load-N); `--workers N` serves with
+`serve --workers N` (written as load-workersN): N processes on one port, the kernel spreading the
+connections over them, so each run then opens at least CONNECTIONS_PER_WORKER connections per
+worker (the 1-caller run one), and server CPU and RSS are summed over the supervisor and its
+workers.
 """
 
 from __future__ import annotations
@@ -42,12 +46,13 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import grpc
 from tests.helpers.server_process import ServerProcess
 
 from bench import _ghz
 from bench import _load_workload as workload
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
-from bench._proc import cpu_seconds, machine_busy_seconds, memory_mib
+from bench._proc import cpu_seconds, machine_busy_seconds, tree_memory_mib, tree_pids
 from bench._server import fresh_server_process, settle
 from bench.bench_block import BUDGET, SEED
 from tutor_memory_client import ingest_messages
@@ -63,6 +68,9 @@ APPEND_SHARE = 0.6
 # callers (1, 2 and 8 connections at 1, 16 and 64), so that no single connection's flow control
 # is what is measured.
 CALLERS_PER_CONNECTION = 8
+# With several workers, at least this many connections per worker (each connection stays with
+# one worker, and the kernel assigns them by a hash of their addresses, not in turn).
+CONNECTIONS_PER_WORKER = 4
 CORES = os.cpu_count() or 1
 # Below the server's default block cap (2.5 s, `serve --block-cap-seconds`): see the docstring.
 CALL_TIMEOUT_S = 2.0
@@ -82,14 +90,19 @@ class Settings:
     # Blocks built one at a time from this process before the load, to record what a FULL block
     # holds and the server's own stage timings unloaded; they also warm every chain.
     sample_blocks: int
+    # Server processes (`serve --workers`).
+    workers: int = 1
 
 
 FULL = Settings(episodes_per_student=2_000, run_seconds=30.0, sample_blocks=300)
 QUICK = Settings(episodes_per_student=40, run_seconds=2.0, sample_blocks=50)
 
 
-def connections(callers: int) -> int:
-    return math.ceil(callers / CALLERS_PER_CONNECTION)
+def connections(callers: int, workers: int = 1) -> int:
+    wanted = math.ceil(callers / CALLERS_PER_CONNECTION)
+    if workers > 1:
+        wanted = max(wanted, CONNECTIONS_PER_WORKER * workers)
+    return min(callers, wanted)
 
 
 def fill(stub: pb_grpc.MemoryStub, settings: Settings, rng: random.Random) -> dict[str, Any]:
@@ -152,13 +165,15 @@ def measure(
     print(f"load: {name} ...", file=sys.stderr)
     ghz_cpu = _children_cpu_seconds()
     busy = machine_busy_seconds()
-    server_cpu = cpu_seconds(pid)
+    by_process = {member: cpu_seconds(member) for member in tree_pids(pid)}
+    server_cpu = sum(by_process.values())
     running = [
         _ghz.Running(load, protoset, server.target, work / f"report-{i}.json")
         for i, load in enumerate(loads)
     ]
     rpcs = [r.finish() for r in running]
-    server_cpu = cpu_seconds(pid) - server_cpu
+    used = {member: cpu_seconds(member) - before for member, before in by_process.items()}
+    server_cpu = sum(used.values())
     ghz_cpu = _children_cpu_seconds() - ghz_cpu
     busy = machine_busy_seconds() - busy
     calls = sum(r["calls"] for r in rpcs)
@@ -171,13 +186,26 @@ def measure(
         "share_of_calls": {r["rpc"]: round(r["calls"] / calls, 3) if calls else None for r in rpcs},
         "server_cpu_s": round(server_cpu, 2),
         "server_cpu_ms_per_call": round(1000 * server_cpu / calls, 2) if calls else None,
+        # Each server process's share (with workers: the supervisor first, then each worker).
+        "server_cpu_s_by_process": [round(v, 2) for v in used.values()],
         "ghz_cpu_s": round(ghz_cpu, 2),
         # The machine's cores are shared: CPU time everything else used during the run (other
         # work on the machine, and this process), against seconds x cores available.
         "other_cpu_s": round(max(busy - server_cpu - ghz_cpu, 0.0), 2),
         "machine_cpu_s": round(max(r["seconds"] for r in rpcs) * CORES, 2),
-        **memory_mib(pid),
+        **tree_memory_mib(pid),
     }
+
+
+def warm_workers(target: str, requests: Sequence[pb.BuildBlockRequest], workers: int) -> None:
+    """Loads every chain in every worker before the runs, as `sample` does for the one that
+    answers the bench's own channel: a block per request through each of several connections."""
+    for _ in range(CONNECTIONS_PER_WORKER * workers):
+        options = [("grpc.use_local_subchannel_pool", 1)]
+        with grpc.insecure_channel(target, options=options) as channel:
+            stub = pb_grpc.MemoryStub(channel)
+            for request in requests:
+                stub.BuildBlock(request, timeout=FILL_TIMEOUT_S)
 
 
 def _children_cpu_seconds() -> float:
@@ -197,19 +225,22 @@ def run(settings: Settings) -> dict[str, Any]:
         blocks = workload.block_requests(rng)
         block_data = _ghz.write_data(work / "blocks.json", list(blocks))
         append_data = _ghz.write_data(work / "appends.json", list(workload.append_requests(rng)))
-        with fresh_server_process() as (server, channel):
+        with fresh_server_process(settings.workers) as (server, channel):
             stub = pb_grpc.MemoryStub(channel)
             filled = fill(stub, settings, rng)
             chains = [(workload.student_id(i), workload.SUBJECT) for i in range(workload.STUDENTS)]
             filled["settle_seconds"] = settle(server, stub, chains, timeout_s=FILL_TIMEOUT_S)
-            filled.update(memory_mib(server.proc.pid))
+            filled.update(tree_memory_mib(server.proc.pid))
             sampled = sample(stub, blocks[: settings.sample_blocks])
+            if settings.workers > 1:
+                one_per_student = {r.student_id: r for r in blocks}
+                warm_workers(server.target, list(one_per_student.values()), settings.workers)
 
             def reads(callers: int) -> _ghz.Load:
                 return _ghz.Load(
                     "BuildBlock",
                     callers,
-                    connections(callers),
+                    connections(callers, settings.workers),
                     settings.run_seconds,
                     block_data,
                     CALL_TIMEOUT_S,
@@ -219,7 +250,7 @@ def run(settings: Settings) -> dict[str, Any]:
             appends = _ghz.Load(
                 "AppendEpisode",
                 appenders,
-                connections(appenders),
+                connections(appenders, settings.workers),
                 settings.run_seconds,
                 append_data,
                 CALL_TIMEOUT_S,
@@ -246,6 +277,7 @@ def run(settings: Settings) -> dict[str, Any]:
             "block_mode": "FULL",
             "call_timeout_s": CALL_TIMEOUT_S,
             "callers_per_connection": CALLERS_PER_CONNECTION,
+            "connections_per_worker": CONNECTIONS_PER_WORKER,
             "mixed_append_share_of_callers": APPEND_SHARE,
             "ghz": _ghz.pinned_version(),
             "ghz_duration_stop": _ghz.DURATION_STOP,
@@ -338,15 +370,21 @@ def markdown(result: dict[str, Any]) -> str:
         f"({result['cpu_count']} x {result['cpu']}), Python {result['python']}; ghz {s['ghz']} "
         f"on the same machine; {result['seconds']} s in all.",
         "",
-        f"A fresh server with {f['students']} students x {f['episodes_per_student']} episodes "
+        f"A fresh server ({s['workers']} process{'es' if s['workers'] > 1 else ''} on one "
+        f"port) with {f['students']} students x {f['episodes_per_student']} episodes "
         f"({f['episodes']} in all; a course file of {f['course_concepts_per_student']} concepts "
         f"each for the map, checks for the beliefs). FULL BuildBlock, budget {s['budget_tokens']} "
         f"tokens, mixed queries over every student. Each run: every caller calls back to back "
-        f"for {s['run_seconds']:g} s, one connection per {s['callers_per_connection']} callers, "
-        f"call timeout {s['call_timeout_s']:g} s. The mixed run is two ghz processes side by "
+        f"for {s['run_seconds']:g} s, one connection per {s['callers_per_connection']} callers"
+        + (
+            f" (at least {s['connections_per_worker']} per worker, the 1-caller run one), "
+            if s["workers"] > 1
+            else ", "
+        )
+        + f"call timeout {s['call_timeout_s']:g} s. The mixed run is two ghz processes side by "
         f"side, {s['mixed_append_share_of_callers']:.0%} of the callers appending. Latency "
         f"percentiles are of the successful calls; server CPU is user + system time of the "
-        f"server process over the run divided by all its calls.",
+        f"server's processes over the run divided by all its calls.",
         "",
         "| run | RPC | callers | share of calls | calls/s (ok) | p50 ms | p95 ms | p99 ms "
         "| errors | server CPU ms/call | server RSS MiB |",
@@ -414,6 +452,9 @@ def parser() -> argparse.ArgumentParser:
         help=f"chain length (default {FULL.episodes_per_student}; results then named "
         f"{NAME}-<length>)",
     )
+    p.add_argument(
+        "--workers", type=int, default=1, help="server processes (serve --workers; default 1)"
+    )
     p.add_argument("--out-dir", type=Path, default=RESULTS_DIR)
     return p
 
@@ -425,6 +466,9 @@ def main(argv: Sequence[str]) -> int:
     if args.episodes_per_student is not None:
         settings = replace(settings, episodes_per_student=args.episodes_per_student)
         name = f"{name}-{args.episodes_per_student}"
+    if args.workers > 1:
+        settings = replace(settings, workers=args.workers)
+        name = f"{name}-workers{args.workers}"
     result = run(settings)
     print_table(table(result))
     write_results(name, result, args.out_dir)

@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from bench._load_workload import STUDENTS
 from bench.bench_load import MIXED_CALLERS, QUICK, QUICK_NAME, READ_CALLERS, main
 
 
-def test_quick_load_bench_records_every_run(tmp_path: Path) -> None:
-    assert main(["--quick", "--out-dir", str(tmp_path)]) == 0
+@pytest.mark.parametrize("workers", [1, 2])
+def test_quick_load_bench_records_every_run(tmp_path: Path, workers: int) -> None:
+    assert main(["--quick", "--workers", str(workers), "--out-dir", str(tmp_path)]) == 0
 
-    result = json.loads((tmp_path / f"{QUICK_NAME}.json").read_text(encoding="utf-8"))
-    report = (tmp_path / f"{QUICK_NAME}.md").read_text(encoding="utf-8")
+    name = QUICK_NAME if workers == 1 else f"{QUICK_NAME}-workers{workers}"
+    result = json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8"))
+    report = (tmp_path / f"{name}.md").read_text(encoding="utf-8")
     runs = result["runs"]
     assert [r["callers"] for r in runs] == [*READ_CALLERS, MIXED_CALLERS]
     assert [[rpc["rpc"] for rpc in r["rpcs"]] for r in runs] == [
@@ -33,6 +36,10 @@ def test_quick_load_bench_records_every_run(tmp_path: Path) -> None:
         assert run["calls"] == sum(rpc["calls"] for rpc in run["rpcs"])
         assert run["server_cpu_s"] > 0
         assert run["rss_mib"] > 0
+    # The supervisor and each worker; at 64 callers every worker took calls.
+    by_process = runs[READ_CALLERS.index(64)]["server_cpu_s_by_process"]
+    assert len(by_process) == (1 if workers == 1 else 1 + workers)
+    assert all(cpu > 0 for cpu in by_process[-workers:])
 
     assert result["fill"]["episodes"] == STUDENTS * QUICK.episodes_per_student
     # FULL blocks of the filled chains carry the subject map, and some their beliefs already.

@@ -50,6 +50,28 @@ class ServerProcess:
             raise RuntimeError("server did not start:\n" + "".join(self.lines))
         return self.port
 
+    def serving_workers(self) -> set[int]:
+        """The workers of `serve --workers` that said they serve."""
+        found = set()
+        for line in list(self.lines):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("msg") == "serving" and entry.get("worker") is not None:
+                found.add(int(entry["worker"]))
+        return found
+
+    def wait_workers(self, workers: int) -> None:
+        """Waits until every one of `workers` workers serves."""
+        deadline = time.monotonic() + START_TIMEOUT
+        while self.serving_workers() != set(range(workers)):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError("the workers did not start:\n" + "".join(self.lines))
+            time.sleep(0.05)
+        self.wait_ready()
+
     @property
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"

@@ -77,3 +77,18 @@ def test_a_snapshot_made_for_another_model_or_other_facts_is_ignored(tmp_path: P
         )
         is None
     )
+
+
+def test_a_reader_that_does_not_write_reads_anothers_snapshot_and_writes_none(
+    tmp_path: Path,
+) -> None:
+    SnapshotFiles(tmp_path, "model-a", facts_version=1).write(CHAIN, _snapshot(20))
+    reader = SnapshotFiles(tmp_path, "model-a", facts_version=1, writes=False)
+    before = sorted(p.name for p in tmp_path.iterdir())
+
+    reader.write(CHAIN, _snapshot(30))
+
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    read = reader.read(CHAIN)
+    assert read is not None
+    assert read.rows == 20

@@ -250,6 +250,10 @@ async def create_server(
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
         ("grpc.max_send_message_length", config.max_message_bytes),
+        # The workers of `serve --workers` share one port (the kernel spreads connections over
+        # them); a lone server does not, so that a second server started on its port by mistake
+        # fails instead of silently taking half of its callers.
+        ("grpc.so_reuseport", 1 if config.worker is not None else 0),
     ]
     server = grpc.aio.server(options=options, interceptors=interceptors)
     servicer = MemoryServicer()
@@ -293,6 +297,7 @@ async def create_server(
             "metrics_port": metrics_port,
             "tracing": telemetry.tracing,
             "tls": credentials is not None,
+            "worker": config.worker,
             "mode": "development" if tokens.is_development else "tokens",
             "data": str(config.data_dir),
             "model": services.embedder.model_id,
@@ -326,6 +331,19 @@ async def create_server(
 Alongside = Callable[[App], Awaitable[Callable[[], Awaitable[None]]]]
 
 
+# How often a worker of `serve --workers` checks that its supervisor still runs.
+PARENT_CHECK_SECONDS = 1.0
+
+
+async def _stop_when_orphaned(parent: int, stop: asyncio.Event) -> None:
+    # Polled: nothing signals a process that its parent died (short of prctl, which Python's
+    # standard library does not offer).
+    while os.getppid() == parent:  # noqa: ASYNC110
+        await asyncio.sleep(PARENT_CHECK_SECONDS)
+    log.error("the supervisor of the workers is gone: stopping")
+    stop.set()
+
+
 async def serve(config: ServerConfig, alongside: Alongside | None = None) -> None:
     """Runs until SIGTERM or SIGINT, then shuts down gracefully (what runs alongside first);
     SIGHUP reloads the tokens file."""
@@ -351,8 +369,17 @@ async def serve(config: ServerConfig, alongside: Alongside | None = None) -> Non
         await app.stop(0)
         raise
     reloading = asyncio.create_task(reloader())
+    # A worker of `serve --workers` stops when its supervisor is gone (killed without the chance
+    # to stop it), rather than serving on unsupervised.
+    orphaned = (
+        asyncio.create_task(_stop_when_orphaned(os.getppid(), stop))
+        if config.worker is not None
+        else None
+    )
     await stop.wait()
     reloading.cancel()
+    if orphaned is not None:
+        orphaned.cancel()
     log.info("stopping", extra={"grace_seconds": config.grace_seconds})
     if stop_alongside is not None:
         await stop_alongside()

@@ -72,6 +72,9 @@ class ServerConfig:
     master_key_file: Path | None = None
     # Recall's levers turned off, to measure what each adds (benchmarks only; all on by default).
     recall_levers: RecallLevers = ALL_ON
+    # This process's index among the processes of `serve --workers N`, which share its port;
+    # None: a server alone on its port (a second one there fails to start).
+    worker: int | None = None
 
     @property
     def database_path(self) -> Path:

@@ -374,7 +374,9 @@ class ResidentChains:
     def _snapshot_of(self, chain: ChainKey, held: _Held) -> ChainSnapshot | None:
         """The chain's caches as a snapshot, if it is worth writing one."""
         table = self._tables.held(chain)
-        if self._snapshots is None or table is None or not held.dirty:
+        if self._snapshots is None or not self._snapshots.writes:
+            return None
+        if table is None or not held.dirty:
             return None
         if len(table) < SNAPSHOT_MIN_EPISODES:
             return None

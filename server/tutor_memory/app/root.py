@@ -194,7 +194,10 @@ def build_services(
         model_id,
         executors.bulk_writer,
         budget_bytes=config.cache_budget_bytes,
-        snapshots=SnapshotFiles(config.snapshot_dir, model_id, FACTS_VERSION),
+        # Of the workers sharing a data directory, only the first writes snapshots.
+        snapshots=SnapshotFiles(
+            config.snapshot_dir, model_id, FACTS_VERSION, writes=not config.worker
+        ),
     )
     sync = ChainSync(
         store, resident, counter, changes, model_id, check_store=config.checks_other_writers

@@ -122,6 +122,16 @@ def _parser() -> argparse.ArgumentParser:
         + ", ".join(lever.value for lever in Lever)
         + " (default: all on)",
     )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes sharing the --listen port, each with its own caches and the "
+        "head check of --sync; worker I serves metrics on the --metrics-listen port + I, and "
+        "only worker 0 the console (default %(default)s)",
+    )
+    # Set by the supervisor of --workers on each worker it starts.
+    serve.add_argument("--worker-index", type=int, help=argparse.SUPPRESS)
     serve.add_argument("--log-level", default="INFO")
     serve.add_argument(
         "--console-listen",
@@ -173,9 +183,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     if args.command == "serve":
-        return _serve(args)
+        return _serve(args, argv)
     if args.command == "fetch-model":
         path = fetch_model(args.model_dir or default_model_dir())
         print(f"model ready: {path}")
@@ -205,8 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     raise AssertionError(args.command)
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from tutor_memory.api.server import ConfigError, serve
+    from tutor_memory.cli import workers
 
     logs.configure(args.log_level)
     config = ServerConfig(
@@ -229,8 +241,18 @@ def _serve(args: argparse.Namespace) -> int:
         master_key_file=args.master_key_file,
         recall_levers=args.recall_off,
     )
+    try:
+        workers.check_worker_config(config, args.workers)
+        if args.workers > 1 and args.worker_index is None:
+            workers.prepare(config)
+            return workers.supervise(argv, args.workers)
+    except (ConfigError, ModelIntegrityError) as exc:
+        log.error(f"cannot start: {exc}")
+        return 2
+    if args.worker_index is not None:
+        config = workers.worker_config(config, args.worker_index)
     alongside = None
-    if args.console_listen:
+    if args.console_listen and not args.worker_index:
         from tutor_memory.cli.console_gate import console_beside
         from tutor_memory.console.server import DEFAULT_CONSOLE_HOST
 

@@ -58,10 +58,16 @@ class SnapshotFiles:
     any copy through numpy), and `<key>.json`, written last, which names the generation. A crash
     while writing leaves the previous generation named, and its files in place."""
 
-    def __init__(self, directory: Path, model_id: str, facts_version: int) -> None:
+    def __init__(
+        self, directory: Path, model_id: str, facts_version: int, *, writes: bool = True
+    ) -> None:
         self.directory = directory
         self._model_id = model_id
         self._facts_version = facts_version
+        # False: this process reads the snapshots but leaves writing them to another (one of the
+        # workers of `serve --workers`: two writers of one chain's snapshot would delete each
+        # other's generations). Deleting one (an erasure) is always done.
+        self.writes = writes
 
     def _key(self, chain: ChainKey) -> str:
         key = f"{chain.tenant}\x00{chain.student}\x00{chain.subject}".encode()
@@ -77,6 +83,8 @@ class SnapshotFiles:
         return self.directory / f"{stem}.npz", self.directory / f"{stem}.faiss"
 
     def write(self, chain: ChainKey, snapshot: ChainSnapshot) -> None:
+        if not self.writes:
+            return
         self.directory.mkdir(parents=True, exist_ok=True)
         key = self._key(chain)
         generation = secrets.token_hex(8)
