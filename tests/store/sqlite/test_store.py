@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -161,3 +163,39 @@ def test_vectors_come_back_per_chain(store: SqliteStore) -> None:
     assert loaded[B].ids.shape == (1,)
     assert list(store.iter_vectors("another-model")) == []
     assert store.count_vectors_of_other_models("another-model") == 3
+
+
+def test_a_write_waits_for_another_processs_write_lock_and_goes_ahead_soon_after_it_is_released(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    other = sqlite3.connect(tmp_path / "db.sqlite3", isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    released = threading.Timer(0.2, lambda: other.execute("COMMIT"))
+    released.start()
+    started = time.monotonic()
+    with store.writing() as w:
+        w.append([_prepared(A, "after the lock")], model_id="m", recorded_at_us=NOW)
+    waited = time.monotonic() - started
+    released.join()
+    other.close()
+    assert waited >= 0.2
+    # SQLite's own busy handler would sleep in steps growing to 100 ms.
+    assert waited < 0.2 + 10 * sqlite_store.WRITE_RETRY_MAX_S
+    assert store.episode_counts()
+
+
+def test_a_write_gives_up_with_sqlites_busy_error_when_the_lock_is_never_released(
+    store: SqliteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_MS", 100)
+    other = sqlite3.connect(tmp_path / "db.sqlite3", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"), store.writing() as w:
+            w.append([_prepared(A, "never")], model_id="m", recorded_at_us=NOW)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    # The store writes again once the lock is free.
+    with store.writing() as w:
+        w.append([_prepared(A, "now")], model_id="m", recorded_at_us=NOW)

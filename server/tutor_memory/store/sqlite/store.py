@@ -15,6 +15,7 @@ import dataclasses
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -66,9 +67,13 @@ from tutor_memory.store.sqlite import side_rows as side
 from tutor_memory.store.sqlite import transfer
 from tutor_memory.store.sqlite.migrate import migrate
 
-# How long a connection waits for another's lock before failing; only the offline CLI tools ever
-# share the file with a running server.
+# How long a connection waits for another's lock before failing (another server process of
+# `serve --workers`, or an offline CLI tool).
 BUSY_TIMEOUT_MS = 10_000
+# A write transaction that finds another process holding the write lock retries after this
+# pause, doubled up to WRITE_RETRY_MAX_S (see `_begin_write`).
+WRITE_RETRY_FIRST_S = 0.000_5
+WRITE_RETRY_MAX_S = 0.005
 
 _EPISODE_COLUMNS = (
     "e.episode_id, c.tenant, c.student, c.subject, e.seq, e.kind, e.summary, e.text, e.concepts, "
@@ -82,6 +87,28 @@ _EPISODE_FROM = "episodes e JOIN chains c ON c.chain_id = e.chain_id"
 _NOT_ERASED = (
     "NOT EXISTS (SELECT 1 FROM erasures x WHERE x.tenant = c.tenant AND x.student = c.student)"
 )
+
+
+def _begin_write(conn: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, waiting for another process's write lock in steps of at most
+    WRITE_RETRY_MAX_S. SQLite's own busy handler sleeps in steps that grow to 100 ms, which,
+    with several server processes on one file, gave appends a tail of hundreds of milliseconds
+    behind transactions that hold the lock for a few."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = WRITE_RETRY_FIRST_S
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(2 * pause, WRITE_RETRY_MAX_S)
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -348,7 +375,7 @@ class SqliteStore:
         end of the block, or nothing does."""
         with self._write_lock:
             conn = self._writer
-            conn.execute("BEGIN IMMEDIATE")
+            _begin_write(conn)
             writer = SqliteWriter(self, conn)
             try:
                 yield writer
@@ -520,7 +547,7 @@ class SqliteStore:
     ) -> ErasureOutcome:
         with self._write_lock:
             conn = self._writer
-            conn.execute("BEGIN IMMEDIATE")
+            _begin_write(conn)
             try:
                 outcome = self._erase_in_transaction(
                     conn, tenant, student, by, at_us, allow_plaintext_history
@@ -597,7 +624,7 @@ class SqliteStore:
         done = 0
         with self._write_lock:
             conn = self._writer
-            conn.execute("BEGIN IMMEDIATE")
+            _begin_write(conn)
             try:
                 rows = conn.execute(
                     "SELECT tenant, student, master_key_id, wrapped FROM student_keys"
