@@ -105,3 +105,18 @@ def test_a_master_key_is_named_without_being_shown() -> None:
     assert raw.hex()[:16] != master.key_id
     with pytest.raises(ValueError, match="32 bytes"):
         MasterKey(b"short")
+
+
+def test_an_episodes_associated_data_is_its_length_prefixed_parts() -> None:
+    # The layout sealed blobs on disk were made under: a change would make them unreadable.
+    parts = [
+        b"tutor-memory/sealed-words/v1",
+        b"school",
+        b"ada",
+        b"biology",
+        (7).to_bytes(8, "big"),
+        b"question",
+    ]
+    expected = b"".join(len(p).to_bytes(4, "big") + p for p in parts)
+    assert episode_ad(CHAIN, 7, "question") == expected
+    assert episode_ad(CHAIN, 7, "question") == expected  # and again, from the chain's cache

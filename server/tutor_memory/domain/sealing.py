@@ -23,6 +23,7 @@ blob moved to another row, chain or student fails to open instead of showing the
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -62,6 +63,10 @@ class SealBroken(TutorMemoryError):
     code = "DATA_LOSS"
 
 
+# Chains whose associated-data prefix is kept encoded (`episode_ad`).
+AD_CACHE_CHAINS = 4_096
+
+
 def _prefixed(parts: Iterable[bytes]) -> bytes:
     """Each part with its u32 big-endian length, so no two different tuples encode alike."""
     return b"".join(struct.pack(">I", len(p)) + p for p in parts)
@@ -83,7 +88,8 @@ class Words:
 
     @classmethod
     def decode(cls, data: bytes) -> Words:
-        summary, text, concepts, topic = json.loads(data)
+        # Decoded first: json.loads would otherwise sniff the bytes' encoding (always UTF-8).
+        summary, text, concepts, topic = json.loads(data.decode())
         return cls(str(summary), str(text), tuple(str(c) for c in concepts), str(topic))
 
 
@@ -93,15 +99,15 @@ NO_WORDS = Words("", "", (), "")
 
 def episode_ad(chain: ChainKey, seq: int, kind: str) -> bytes:
     """The associated data of an episode's sealed words: its chain, seq and kind."""
+    # The same bytes as `_prefixed` of the six parts; the chain's part is encoded once per chain
+    # (a block opens dozens of one chain's rows).
+    return _chain_ad(chain) + _prefixed((struct.pack(">Q", seq), kind.encode()))
+
+
+@functools.lru_cache(maxsize=AD_CACHE_CHAINS)
+def _chain_ad(chain: ChainKey) -> bytes:
     return _prefixed(
-        (
-            _EPISODE_AD_TAG,
-            chain.tenant.encode(),
-            chain.student.encode(),
-            chain.subject.encode(),
-            struct.pack(">Q", seq),
-            kind.encode(),
-        )
+        (_EPISODE_AD_TAG, chain.tenant.encode(), chain.student.encode(), chain.subject.encode())
     )
 
 
