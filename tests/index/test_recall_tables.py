@@ -28,11 +28,16 @@ def _rows(keys: list[int], first_id: int) -> list[RecallRow]:
     ]
 
 
+def _copies(table: ChainTable, key: int, within: int) -> list[int]:
+    found: list[int] = table.copies_of([key], within).get(key, np.empty(0, np.int64)).tolist()
+    return found
+
+
 def _scanned(keys: list[int], key: int, within: int) -> list[int]:
     return [i for i, k in enumerate(keys[:within]) if k == key]
 
 
-@pytest.mark.parametrize("rows", [50, 6_000])
+@pytest.mark.parametrize("rows", [50, 300, 6_000])
 def test_copies_are_every_row_with_the_key_within_the_rows_asked_for(
     rows: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -43,7 +48,7 @@ def test_copies_are_every_row_with_the_key_within_the_rows_asked_for(
     table.append(_rows(keys, 1))
     for key in (0, 7, 39, 1_000):
         for within in (rows, rows // 2, 1):
-            assert table.copies(key, within).tolist() == _scanned(keys, key, within)
+            assert _copies(table, key, within) == _scanned(keys, key, within)
 
 
 def test_copies_include_rows_appended_after_the_index_was_built_and_after_it_is_rebuilt(
@@ -55,12 +60,32 @@ def test_copies_include_rows_appended_after_the_index_was_built_and_after_it_is_
     keys = rng.integers(0, 10, 200).tolist()
     table = ChainTable()
     table.append(_rows(keys, 1))
-    assert table.copies(3, 200).tolist() == _scanned(keys, 3, 200)  # builds the index
+    assert _copies(table, 3, 200) == _scanned(keys, 3, 200)  # builds the index
     for step in range(6):  # past the slack, then past it again
         more = rng.integers(0, 10, 30).tolist()
         table.append(_rows(more, len(keys) + 1))
         keys += more
         for key in range(10):
-            assert table.copies(key, len(keys)).tolist() == _scanned(keys, key, len(keys)), step
+            assert _copies(table, key, len(keys)) == _scanned(keys, key, len(keys)), step
             # A block's snapshot taken before the appends still sees only its own rows.
-            assert table.copies(key, 200).tolist() == _scanned(keys, key, 200)
+            assert _copies(table, key, 200) == _scanned(keys, key, 200)
+
+
+@pytest.mark.parametrize("rows", [100, 300, 6_000])
+def test_the_copies_of_several_keys_at_once_are_each_keys_copies(
+    rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall_tables, "DUP_INDEX_SLACK", 100)
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 25, rows).tolist()
+    table = ChainTable()
+    table.append(_rows(keys, 1))
+    more = rng.integers(0, 25, 150).tolist()  # past the index of the large chain
+    table.append(_rows(more, rows + 1))
+    keys += more
+    asked = [3, 3, 24, 7, 999]
+    got = table.copies_of(asked, len(keys))
+    assert set(got) == {3, 24, 7}
+    for key in (3, 24, 7):
+        assert got[key].tolist() == _scanned(keys, key, len(keys))
+    assert table.copies_of([], len(keys)) == {}

@@ -428,6 +428,8 @@ class BlockBuilder:
     ) -> list[ShownMemory]:
         ids = snap.ids[positions].tolist()
         rows = self._episodes.memory_rows(req.chain, ids)
+        # The copies of every collapsed memory, found at once.
+        copies = table.copies_of(snap.dup_key[positions[counts > 1]].tolist(), len(snap))
         shown = []
         # Python ints and floats from here: a numpy scalar per memory costs more than its work.
         sized_tokens = snap.tokens[positions].tolist()
@@ -438,7 +440,7 @@ class BlockBuilder:
             if ep is None:
                 continue
             repeated = (
-                same_as(table.copies(int(snap.dup_key[pos]), len(snap)), snap, pos, window, turn)
+                same_as(copies[int(snap.dup_key[pos])], snap, pos, window, turn)
                 if count > 1
                 else (ep.episode_id,)
             )
