@@ -15,6 +15,8 @@ from tests.helpers.harness import A, Harness, question, start_harness, stop_harn
 from tutor_memory.app import resident as resident_module
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.recall.facts import FACTS_VERSION
+from tutor_memory.index.snapshots import SnapshotFiles
 from tutor_memory.models.embedder import UseOnnxEmbedder
 from tutor_memory.store.postgres.store import PostgresStore
 from tutor_memory.store.sqlite.store import SqliteStore
@@ -181,6 +183,28 @@ async def test_a_starting_server_loads_the_chains_that_have_a_snapshot_without_a
             await asyncio.sleep(0.01)
         assert resident.resident_episodes() == 30
         assert not resident.holds(chain("bo"))
+    finally:
+        await stop_harness(h)
+
+
+async def test_a_large_chain_read_from_the_store_gets_a_snapshot_without_waiting_for_a_stop(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(resident_module, "SNAPSHOT_MIN_EPISODES", 20)
+    h = await start_harness(server_config, embedder)
+    try:
+        await fill(h, "ada", 30)  # committed; the chain is not loaded until it is read
+        assert not h.app.services.resident.holds(chain("ada"))
+        await block(h, "ada", "osmosis")  # loads the chain from the store
+        files = SnapshotFiles(server_config.snapshot_dir, embedder.model_id, FACTS_VERSION)
+        deadline = asyncio.get_running_loop().time() + 30
+        while (written := files.read(chain("ada"))) is None:
+            assert asyncio.get_running_loop().time() < deadline, "no snapshot was written"
+            await asyncio.sleep(0.05)
+        # Written while the server runs: a crash now would leave it for the next start.
+        assert written.rows == 30
+        assert written.index is not None
+        assert written.index.ntotal == 30
     finally:
         await stop_harness(h)
 
