@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import faiss
 import numpy as np
 import numpy.typing as npt
@@ -91,3 +94,30 @@ def test_a_flat_index_put_back_from_a_snapshot_moves_to_a_graph_with_every_vecto
     assert index.count(A) == 400
     ids, _ = index.search(A, vectors[123], 1)
     assert ids.tolist() == [1123]
+
+
+def test_a_graph_build_stops_when_its_chain_is_removed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vectors_module, "CONVERT_STEP", 16)
+    index = VectorIndex(DIM, hnsw_min_vectors=300)
+    removed = threading.Event()
+    real_contents = vectors_module._contents
+    steps: list[int] = []
+
+    def contents_then_remove(*args: Any) -> Any:
+        steps.append(1)
+        found = real_contents(*args)
+        if not removed.is_set():
+            index.remove(A)  # the chain leaves while its graph is built
+            removed.set()
+        return found
+
+    monkeypatch.setattr(vectors_module, "_contents", contents_then_remove)
+    index.add(A, np.arange(400, dtype=np.int64), _unit(400, 9))
+    index.wait_for_conversions()
+    assert removed.is_set()
+    assert not index.held(A)
+    # The build copied its first step of vectors, then let the removed chain go (25 steps in all).
+    assert len(steps) == 1
+    # Added again, the chain starts afresh (a flat index, then its own graph).
+    index.add(A, np.arange(10, dtype=np.int64), _unit(10, 10))
+    assert index.count(A) == 10

@@ -134,6 +134,9 @@ class VectorIndex:
                 with entry.lock:
                     entry.converting = False
                 return
+            if self._chains.get(chain) is not entry:
+                # Evicted or erased meanwhile: its vectors are not kept alive by the build.
+                return
             with entry.lock:
                 stop = min(done + CONVERT_STEP, flat.ntotal)
                 if stop == done:
