@@ -277,3 +277,32 @@ async def test_forgetting_a_student_drops_their_held_chain_and_deletes_its_snaps
     assert all(
         generation in p.name for p in server_config.snapshot_dir.iterdir() if p.suffix != ".json"
     )
+
+
+async def test_a_snapshot_being_written_when_its_student_is_erased_is_deleted(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(resident_module, "SNAPSHOT_MIN_EPISODES", 20)
+    h = await start_harness(server_config, embedder)
+    try:
+        resident = h.app.services.resident
+        real_write = SnapshotFiles.write
+
+        def erased_meanwhile(files: SnapshotFiles, key: ChainKey, snapshot: Any) -> None:
+            resident.forget(key)  # the erasure lands while the snapshot is being written
+            real_write(files, key, snapshot)
+
+        monkeypatch.setattr(SnapshotFiles, "write", erased_meanwhile)
+        await fill(h, "ada", 30)
+        await block(h, "ada", "osmosis")  # read from the store: its snapshot is written at once
+        resident.write_snapshots()  # waits for the writes under way
+        files = SnapshotFiles(server_config.snapshot_dir, embedder.model_id, FACTS_VERSION)
+        assert files.read(chain("ada")) is None
+        left = (
+            list(server_config.snapshot_dir.glob("*"))
+            if server_config.snapshot_dir.exists()
+            else []
+        )
+        assert left == []
+    finally:
+        await stop_harness(h)

@@ -98,6 +98,9 @@ class ResidentChains:
         self._evictions = 0
         self._lock = threading.Lock()
         self._writers: list[threading.Thread] = []
+        # Chains forgotten (their student erased): a snapshot write under way when that happened
+        # deletes what it wrote (see `_write_later`).
+        self._forgotten: set[ChainKey] = set()
         self._warm_up: threading.Thread | None = None
         self._stop_warm_up = threading.Event()
         # Called with a chain before it is read from the store (app/sync.py: with other writers,
@@ -343,6 +346,7 @@ class ResidentChains:
         """Drops everything held of the chain, and its snapshot files (its student was erased).
         A load under way keeps nothing (see `ensure`)."""
         with self._lock:
+            self._forgotten.add(chain)
             held = self._held.pop(chain, None)
             if held is not None:
                 self._bytes -= held.nbytes
@@ -403,6 +407,12 @@ class ResidentChains:
                 return
             try:
                 files.write(chain, snapshot)
+                with self._lock:
+                    forgotten = chain in self._forgotten
+                if forgotten:
+                    # Its student was erased while the snapshot was taken or written: the
+                    # erasure's delete may have come first, so it is done again.
+                    files.delete(chain)
             except OSError:
                 log.exception("writing a snapshot failed; the chain loads from the store")
 
