@@ -16,6 +16,8 @@ from bench._proc import tree_cpu_seconds
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
+# How long a benchmark waits for a large chain's index to move to its HNSW graph.
+GRAPH_WAIT_S = 1_800.0
 # A server counts as quiet once it used less than this share of one core over QUIET_WINDOW_S.
 QUIET_CPU_SHARE = 0.05
 QUIET_WINDOW_S = 2.0
@@ -81,3 +83,13 @@ def settle(
             return round(time.monotonic() - started, 1)
         if time.monotonic() > deadline:
             raise RuntimeError("the server never went quiet after the fill")
+
+
+def wait_for_graph(server: ServerProcess) -> None:
+    """Waits until the server says a chain's index moved to its HNSW graph (built in the
+    background after a large chain loads), so that the snapshot its stop writes holds the graph."""
+    deadline = time.monotonic() + GRAPH_WAIT_S
+    while not any("moved to HNSW" in line for line in server.lines):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the HNSW graph was not built in time")
+        time.sleep(1)

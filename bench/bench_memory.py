@@ -36,6 +36,7 @@ from tests.helpers.server_process import ServerProcess
 from bench._fill import SUBJECT, filled, student
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from bench._proc import cpu_seconds, memory_mib
+from bench._server import wait_for_graph
 from tutor_memory.app.config import SNAPSHOT_DIR_NAME
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
@@ -53,8 +54,6 @@ SAMPLE_SECONDS = 10.0
 # Samples before this are the warm-up (the budget filling up), left out of the flatness figures.
 WARM_UP_SECONDS = 120.0
 LOADERS = 8
-# How long the one-chain case waits for the chain's HNSW graph before its server stops.
-GRAPH_WAIT_S = 1_800.0
 
 
 def _block(stub: pb_grpc.MemoryStub, i: int) -> None:
@@ -84,11 +83,7 @@ def one_chain() -> dict[str, Any]:
         with grpc.insecure_channel(server.target) as channel:
             _block(pb_grpc.MemoryStub(channel), 0)
         from_store = memory_mib(server.proc.pid)["rss_mib"]
-        deadline = time.monotonic() + GRAPH_WAIT_S
-        while not any("moved to HNSW" in line for line in server.lines):
-            if time.monotonic() > deadline:
-                raise RuntimeError("the chain's HNSW graph was not built in time")
-            time.sleep(1)
+        wait_for_graph(server)
     finally:
         server.terminate(timeout=300)
     server = _server(data_dir, LARGE_BUDGET_MIB)

@@ -33,6 +33,7 @@ from tests.helpers.server_process import ServerProcess
 from bench._fill import SUBJECT, chain, filled, student
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from bench._proc import memory_mib
+from bench._server import wait_for_graph
 from tutor_memory.app.config import SNAPSHOT_DIR_NAME, ServerConfig
 from tutor_memory.app.root import build_services
 from tutor_memory_client._proto import memory_pb2 as pb
@@ -46,8 +47,6 @@ WARM_CALLS = 30
 TARGET_SERVING_S = 2.0
 TARGET_FIRST_BLOCK_MS = 200.0
 HEALTH_POLL_SECONDS = 0.01
-# How long the last store run waits for the chain's HNSW graph before it stops.
-GRAPH_WAIT_S = 1_800.0
 QUERIES = [
     "what did we say about the adoption agency?",
     "when did she go to the support group?",
@@ -75,7 +74,7 @@ def _block(stub: pb_grpc.MemoryStub, query: str) -> tuple[float, bool]:
     return (time.perf_counter() - started) * 1000, reply.dropped
 
 
-def one_run(case: str, *, wait_for_graph: bool = False) -> dict[str, Any]:
+def one_run(case: str, *, await_graph: bool = False) -> dict[str, Any]:
     if case == "store":
         shutil.rmtree(DATA_DIR / SNAPSHOT_DIR_NAME, ignore_errors=True)
     port = _free_port()
@@ -105,14 +104,10 @@ def one_run(case: str, *, wait_for_graph: bool = False) -> dict[str, Any]:
             first_full_s = time.perf_counter() - spawned - serving_s
             rss_loaded = memory_mib(server.proc.pid)["rss_mib"]
             warm = [_block(stub, QUERIES[i % len(QUERIES)])[0] for i in range(WARM_CALLS)]
-        if case == "store" and wait_for_graph:
-            # The chain's flat index moves to an HNSW graph in the background; the snapshot the
-            # stop writes holds whichever the chain has, so the snapshot runs read the graph.
-            deadline = time.monotonic() + GRAPH_WAIT_S
-            while not any("moved to HNSW" in line for line in server.lines):
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the HNSW graph was not built in time")
-                time.sleep(1)
+        if case == "store" and await_graph:
+            # The snapshot the stop writes holds whichever index the chain has: the snapshot
+            # runs then read the graph.
+            wait_for_graph(server)
     finally:
         assert server.terminate(timeout=300) == 0
     return {
@@ -204,7 +199,7 @@ def main() -> int:
             # The last store run leaves the snapshot the snapshot runs read, once its graph is
             # built.
             graph = case == "store" and run == RUNS
-            result["runs"].append({"run": run, **one_run(case, wait_for_graph=graph)})
+            result["runs"].append({"run": run, **one_run(case, await_graph=graph)})
     result["load_from_snapshot_ms"] = load_from_snapshot_ms()
     result["medians"] = {
         case: {

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import pytest
@@ -23,6 +24,9 @@ from tutor_memory.store.sqlite.store import SqliteStore
 from tutor_memory_client._proto import memory_pb2 as pb
 
 STUDENTS = ["ada", "bo", "cy"]
+# How long a test waits for what the server does in the background.
+WAIT_SECONDS = 30.0
+T = TypeVar("T")
 
 
 def chain(student: str) -> ChainKey:
@@ -37,6 +41,15 @@ async def block(h: Harness, student: str, query: str) -> pb.BuildBlockReply:
         metadata=A,
     )
     return reply
+
+
+async def eventually(check: Callable[[], T | None], what: str) -> T:
+    """What `check` returns once it returns something (polled for up to WAIT_SECONDS)."""
+    deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
+    while (found := check()) is None:
+        assert asyncio.get_running_loop().time() < deadline, f"never {what}"
+        await asyncio.sleep(0.02)
+    return found
 
 
 async def fill(h: Harness, student: str, n: int) -> None:
@@ -177,10 +190,7 @@ async def test_a_starting_server_loads_the_chains_that_have_a_snapshot_without_a
     h = await start_harness(server_config, embedder)
     try:
         resident = h.app.services.resident
-        deadline = asyncio.get_running_loop().time() + 30
-        while not resident.is_resident(chain("ada")):
-            assert asyncio.get_running_loop().time() < deadline, "never loaded in the background"
-            await asyncio.sleep(0.01)
+        await eventually(lambda: resident.is_resident(chain("ada")) or None, "loaded")
         assert resident.resident_episodes() == 30
         assert not resident.holds(chain("bo"))
     finally:
@@ -197,10 +207,7 @@ async def test_a_large_chain_read_from_the_store_gets_a_snapshot_without_waiting
         assert not h.app.services.resident.holds(chain("ada"))
         await block(h, "ada", "osmosis")  # loads the chain from the store
         files = SnapshotFiles(server_config.snapshot_dir, embedder.model_id, FACTS_VERSION)
-        deadline = asyncio.get_running_loop().time() + 30
-        while (written := files.read(chain("ada"))) is None:
-            assert asyncio.get_running_loop().time() < deadline, "no snapshot was written"
-            await asyncio.sleep(0.05)
+        written = await eventually(lambda: files.read(chain("ada")), "a snapshot written")
         # Written while the server runs: a crash now would leave it for the next start.
         assert written.rows == 30
         assert written.index is not None

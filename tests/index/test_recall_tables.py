@@ -33,6 +33,12 @@ def _copies(table: ChainTable, key: int, within: int) -> list[int]:
     return found
 
 
+def _filled(keys: list[int]) -> ChainTable:
+    table = ChainTable()
+    table.append(_rows(keys, 1))
+    return table
+
+
 def _scanned(keys: list[int], key: int, within: int) -> list[int]:
     return [i for i, k in enumerate(keys[:within]) if k == key]
 
@@ -44,8 +50,7 @@ def test_copies_are_every_row_with_the_key_within_the_rows_asked_for(
     monkeypatch.setattr(recall_tables, "DUP_INDEX_SLACK", 100)
     rng = np.random.default_rng(3)
     keys = rng.integers(0, 40, rows).tolist()
-    table = ChainTable()
-    table.append(_rows(keys, 1))
+    table = _filled(keys)
     for key in (0, 7, 39, 1_000):
         for within in (rows, rows // 2, 1):
             assert _copies(table, key, within) == _scanned(keys, key, within)
@@ -58,8 +63,7 @@ def test_copies_include_rows_appended_after_the_index_was_built_and_after_it_is_
     monkeypatch.setattr(recall_tables, "DUP_INDEX_SLACK", 50)
     rng = np.random.default_rng(4)
     keys = rng.integers(0, 10, 200).tolist()
-    table = ChainTable()
-    table.append(_rows(keys, 1))
+    table = _filled(keys)
     assert _copies(table, 3, 200) == _scanned(keys, 3, 200)  # builds the index
     for step in range(6):  # past the slack, then past it again
         more = rng.integers(0, 10, 30).tolist()
@@ -78,8 +82,7 @@ def test_the_copies_of_several_keys_at_once_are_each_keys_copies(
     monkeypatch.setattr(recall_tables, "DUP_INDEX_SLACK", 100)
     rng = np.random.default_rng(5)
     keys = rng.integers(0, 25, rows).tolist()
-    table = ChainTable()
-    table.append(_rows(keys, 1))
+    table = _filled(keys)
     more = rng.integers(0, 25, 150).tolist()  # past the index of the large chain
     table.append(_rows(more, rows + 1))
     keys += more
