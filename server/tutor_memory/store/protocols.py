@@ -238,7 +238,8 @@ class ChainRecall:
     vector_ids: npt.NDArray[np.int64]
     vectors: npt.NDArray[np.float32]
     # How many episodes of the chain have ids up to the `after_id` asked for (to check that a
-    # snapshot of the chain up to that id matches the store).
+    # snapshot of the chain up to that id matches the store); a store may answer -1 when
+    # `after_id` is not an episode of the chain, which matches no snapshot either.
     before: int
 
 
