@@ -22,6 +22,7 @@ from tutor_memory.domain.episodes import (
     Quiz,
     StoredEpisode,
 )
+from tutor_memory.domain.erasure import Erasure
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.sealing import DataKey, episode_ad
 
@@ -151,3 +152,28 @@ def belief_from_row(row: Sequence[Any]) -> BeliefRow:
         None if retired_at is None else int(retired_at),
         None if decayed_as_of is None else int(decayed_as_of),
     )  # fmt: skip
+
+
+# The columns of an erasure record, in the order `erasure_from_row` reads them.
+ERASURE_COLUMNS = "tenant, student, erased_at, erased_by, chains, episodes, plaintext_episodes"
+# The tables of derived rows that hold an erased student's words (or are made from them), which
+# an erasure empties chain by chain, in an order the foreign keys allow (passages before their
+# file versions). Their rows name their chain, but those of ROWS_BY_EPISODE name their episode.
+DERIVED_TABLES = (
+    "recall_facts",
+    "episode_vectors",
+    "passages",
+    "file_versions",
+    "annotations",
+    "beliefs",
+    "self_models",
+)
+ROWS_BY_EPISODE = "annotations"
+
+
+def erasure_from_row(row: Sequence[Any]) -> Erasure:
+    """An erasure record read in ERASURE_COLUMNS' order."""
+    tenant, student, erased_at, erased_by, chains, episodes, plaintext = row
+    return Erasure(
+        tenant, student, int(erased_at), erased_by, int(chains), int(episodes), int(plaintext)
+    )

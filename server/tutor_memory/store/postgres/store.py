@@ -98,23 +98,6 @@ _NOT_ERASED = (
     "NOT EXISTS (SELECT 1 FROM erasures x WHERE x.student_key = c.student_key "
     "AND x.tenant = c.tenant AND x.student = c.student)"
 )
-_ERASURE_COLUMNS = "tenant, student, erased_at, erased_by, chains, episodes, plaintext_episodes"
-# Derived rows that hold an erased student's words (or are made from them), deleted by an erasure,
-# chain by chain, as the SQLite store's: (table, the condition naming the chain's rows, with the
-# student key and the chain id as parameters). Passages go before their file versions.
-_DERIVED_ROWS: tuple[tuple[str, str], ...] = (
-    ("recall_facts", "student_key = %s AND chain_id = %s"),
-    ("episode_vectors", "student_key = %s AND chain_id = %s"),
-    ("passages", "student_key = %s AND chain_id = %s"),
-    ("file_versions", "student_key = %s AND chain_id = %s"),
-    (
-        "annotations",
-        "student_key = %s AND episode_id IN (SELECT episode_id FROM episodes "
-        "WHERE student_key = %s AND chain_id = %s)",
-    ),
-    ("beliefs", "student_key = %s AND chain_id = %s"),
-    ("self_models", "student_key = %s AND chain_id = %s"),
-)
 # Rows read by id look them up by primary key and only check their chain: `chain_id + 0` keeps
 # the planner from walking the chain's whole index range instead, which it prefers while a new
 # table's statistics are stale (docs/DESIGN.md P4 makes the same point for SQLite).
@@ -145,8 +128,8 @@ class PostgresStore:
         # erasure is found by every read that opens words (the key is gone) and every append.
         with self.db.connection() as conn:
             self._erased: dict[tuple[str, str], Erasure] = {
-                (r[0], r[1]): _erasure(r)
-                for r in conn.execute(f"SELECT {_ERASURE_COLUMNS} FROM erasures").fetchall()
+                (r[0], r[1]): codec.erasure_from_row(r)
+                for r in conn.execute(f"SELECT {codec.ERASURE_COLUMNS} FROM erasures").fetchall()
             }
         # Chains are never removed, so a chain id once seen stays valid.
         self._keys: dict[ChainKey, Key] = {}
@@ -587,12 +570,12 @@ class PostgresStore:
         # erasure.
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (sk,))
         done = conn.execute(
-            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE student_key = %s AND tenant = %s "
+            f"SELECT {codec.ERASURE_COLUMNS} FROM erasures WHERE student_key = %s AND tenant = %s "
             "AND student = %s",
             (sk, tenant, student),
         ).fetchone()
         if done is not None:
-            return ErasureOutcome(_erasure(done), already_erased=True)
+            return ErasureOutcome(codec.erasure_from_row(done), already_erased=True)
         chain_ids = [
             int(r[0])
             for r in conn.execute(
@@ -621,7 +604,7 @@ class PostgresStore:
         # The record first: the guards on annotations, file versions and beliefs let an erased
         # student's rows go, and only theirs.
         conn.execute(
-            f"INSERT INTO erasures (student_key, {_ERASURE_COLUMNS}) "
+            f"INSERT INTO erasures (student_key, {codec.ERASURE_COLUMNS}) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
             (sk, tenant, student, at_us, by, len(chain_ids), episodes, plaintext),
         )
@@ -630,9 +613,9 @@ class PostgresStore:
             (sk, tenant, student),
         )
         for chain_id in chain_ids:
-            for table, where in _DERIVED_ROWS:
-                args = (sk, sk, chain_id) if table == "annotations" else (sk, chain_id)
-                conn.execute(f"DELETE FROM {table} WHERE {where}", args)
+            for table in codec.DERIVED_TABLES:
+                where, keys = _derived_rows_of(table)
+                conn.execute(f"DELETE FROM {table} WHERE {where}", (*[sk] * keys, chain_id))
         return ErasureOutcome(erasure, already_erased=False)
 
     def rewrap_data_keys(self, new_master: MasterKey) -> int:
@@ -702,8 +685,8 @@ class PostgresStore:
                 transfer.load_tables(conn, rows, derived)
             # The erasures the load brought: their students are absent to every content read.
             self._erased.update(
-                ((r[0], r[1]), _erasure(r))
-                for r in conn.execute(f"SELECT {_ERASURE_COLUMNS} FROM erasures").fetchall()
+                ((r[0], r[1]), codec.erasure_from_row(r))
+                for r in conn.execute(f"SELECT {codec.ERASURE_COLUMNS} FROM erasures").fetchall()
             )
 
     # -- what other nodes changed (app/sync.py) ------------------------------------------------
@@ -718,12 +701,12 @@ class PostgresStore:
             # Another node may have erased the student: this node learns it here, before its
             # next read of the chain's caches (app/sync.py drops them).
             found = conn.execute(
-                f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE student_key = %s "
+                f"SELECT {codec.ERASURE_COLUMNS} FROM erasures WHERE student_key = %s "
                 "AND tenant = %s AND student = %s",
                 (key[0], chain.tenant, chain.student),
             ).fetchone()
             if found is not None:
-                self._erased[(chain.tenant, chain.student)] = _erasure(found)
+                self._erased[(chain.tenant, chain.student)] = codec.erasure_from_row(found)
                 self._ring.forget((chain.tenant, chain.student))
                 return ChainHead(0, (0, 0), erased=True)
             # Each part reads the end of one index range: ORDER BY ... LIMIT 1 spells that out,
@@ -871,11 +854,17 @@ class PostgresStore:
         return batch
 
 
-def _erasure(row: Sequence[Any]) -> Erasure:
-    tenant, student, erased_at, erased_by, chains, episodes, plaintext = row
-    return Erasure(
-        tenant, student, int(erased_at), erased_by, int(chains), int(episodes), int(plaintext)
-    )
+def _derived_rows_of(table: str) -> tuple[str, int]:
+    """The condition naming one chain's rows of a table an erasure empties (codec.DERIVED_TABLES)
+    and how many times it takes the student key before the chain id (Citus needs the
+    distribution column in every condition)."""
+    if table == codec.ROWS_BY_EPISODE:
+        return (
+            "student_key = %s AND episode_id IN (SELECT episode_id FROM episodes "
+            "WHERE student_key = %s AND chain_id = %s)",
+            2,
+        )
+    return "student_key = %s AND chain_id = %s", 1
 
 
 def _with_words(ep: StoredEpisode, sealed: bytes, key: DataKey) -> StoredEpisode:

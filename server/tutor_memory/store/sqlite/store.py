@@ -266,32 +266,12 @@ def _row_to_episode(row: Sequence[Any], words: Words | None = None) -> StoredEpi
     )
 
 
-def _erasure(row: Sequence[Any]) -> Erasure:
-    return Erasure(
-        tenant=row[0],
-        student=row[1],
-        erased_at_us=row[2],
-        erased_by=row[3],
-        chains=row[4],
-        episodes=row[5],
-        plaintext_episodes=row[6],
-    )
-
-
-_ERASURE_COLUMNS = "tenant, student, erased_at, erased_by, chains, episodes, plaintext_episodes"
-
-# Derived rows that hold an erased student's words (or are made from them), deleted by an
-# erasure, chain by chain: (table, the condition naming the chain's rows). Order matters for the
-# foreign keys: passages before their file versions.
-_DERIVED_ROWS: tuple[tuple[str, str], ...] = (
-    ("recall_facts", "chain_id = ?"),
-    ("episode_vectors", "chain_id = ?"),
-    ("passages", "chain_id = ?"),
-    ("file_versions", "chain_id = ?"),
-    ("annotations", "episode_id IN (SELECT episode_id FROM episodes WHERE chain_id = ?)"),
-    ("beliefs", "chain_id = ?"),
-    ("self_models", "chain_id = ?"),
-)
+def _derived_rows_of(table: str) -> str:
+    """The condition naming one chain's rows of a table an erasure empties (codec.DERIVED_TABLES),
+    with the chain id as its parameter."""
+    if table == codec.ROWS_BY_EPISODE:
+        return "episode_id IN (SELECT episode_id FROM episodes WHERE chain_id = ?)"
+    return "chain_id = ?"
 
 
 class SqliteStore:
@@ -309,8 +289,8 @@ class SqliteStore:
         migrate(self._writer)
         self._keys = KeyRing(master_key)
         self._erased: dict[tuple[str, str], Erasure] = {
-            (r[0], r[1]): _erasure(r)
-            for r in self._writer.execute(f"SELECT {_ERASURE_COLUMNS} FROM erasures")
+            (r[0], r[1]): codec.erasure_from_row(r)
+            for r in self._writer.execute(f"SELECT {codec.ERASURE_COLUMNS} FROM erasures")
         }
         self._write_lock = threading.Lock()
         self._local = threading.local()
@@ -578,11 +558,11 @@ class SqliteStore:
         allow_plaintext_history: bool,
     ) -> ErasureOutcome:
         done = conn.execute(
-            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE tenant = ? AND student = ?",
+            f"SELECT {codec.ERASURE_COLUMNS} FROM erasures WHERE tenant = ? AND student = ?",
             (tenant, student),
         ).fetchone()
         if done is not None:
-            return ErasureOutcome(_erasure(done), already_erased=True)
+            return ErasureOutcome(codec.erasure_from_row(done), already_erased=True)
         chain_ids = [
             int(r[0])
             for r in conn.execute(
@@ -607,13 +587,13 @@ class SqliteStore:
         # The record first: the guards on annotations and beliefs let an erased student's rows
         # go, and only theirs.
         conn.execute(
-            f"INSERT INTO erasures ({_ERASURE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO erasures ({codec.ERASURE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (tenant, student, at_us, by, len(chain_ids), episodes, plaintext),
         )
         conn.execute("DELETE FROM student_keys WHERE tenant = ? AND student = ?", (tenant, student))
         for chain_id in chain_ids:
-            for table, where in _DERIVED_ROWS:
-                conn.execute(f"DELETE FROM {table} WHERE {where}", (chain_id,))
+            for table in codec.DERIVED_TABLES:
+                conn.execute(f"DELETE FROM {table} WHERE {_derived_rows_of(table)}", (chain_id,))
         return ErasureOutcome(erasure, already_erased=False)
 
     def rewrap_data_keys(self, new_master: MasterKey) -> int:
@@ -1041,8 +1021,8 @@ class SqliteStore:
             transfer.load_tables(self._writer, rows, derived, _insert_facts)
         # The erasures the load brought: their students are absent to every content read.
         self._erased.update(
-            ((r[0], r[1]), _erasure(r))
-            for r in self._reader().execute(f"SELECT {_ERASURE_COLUMNS} FROM erasures")
+            ((r[0], r[1]), codec.erasure_from_row(r))
+            for r in self._reader().execute(f"SELECT {codec.ERASURE_COLUMNS} FROM erasures")
         )
 
     # -- what other processes changed (app/sync.py) --------------------------------------------
@@ -1053,10 +1033,11 @@ class SqliteStore:
         if who not in self._erased:
             # Another process over the same file (--sync) may have erased the student.
             found = conn.execute(
-                f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE tenant = ? AND student = ?", who
+                f"SELECT {codec.ERASURE_COLUMNS} FROM erasures WHERE tenant = ? AND student = ?",
+                who,
             ).fetchone()
             if found is not None:
-                self._erased[who] = _erasure(found)
+                self._erased[who] = codec.erasure_from_row(found)
                 self._keys.forget(who)
                 for known in [c for c in self._chain_ids if (c.tenant, c.student) == who]:
                     del self._chain_ids[known]
