@@ -427,7 +427,7 @@ class ResidentChains:
         little committed after it instead of the whole chain again. The chain stays marked
         changed, so eviction or the graceful stop still write the latest one (with its graph
         once built)."""
-        if self._snapshots is None or not self._snapshots.writes:
+        if self._snapshots is None:
             return
 
         def take() -> ChainSnapshot | None:

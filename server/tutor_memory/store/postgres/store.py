@@ -262,19 +262,9 @@ class PostgresStore:
         key = self._key(chain)
         if key is None:
             return
-        # One REPEATABLE READ transaction for the whole walk, so a chain being appended to
-        # meanwhile is seen as of one moment; a server-side cursor keeps memory bounded.
-        with self.db.connection() as conn, conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            with conn.cursor(name="chain_walk") as cur:
-                cur.itersize = WALK_BATCH
-                cur.execute(
-                    f"SELECT {_EPISODE_COLUMNS}{_SEALED_COLUMNS} FROM {_EPISODE_FROM}{_KEY_JOIN} "
-                    "WHERE e.student_key = %s AND e.chain_id = %s ORDER BY e.seq",
-                    key,
-                )
-                for row in cur:
-                    yield self._opened(row)
+        columns = f"{_EPISODE_COLUMNS}{_SEALED_COLUMNS} FROM {_EPISODE_FROM}{_KEY_JOIN}"
+        for row in self._walk(key, columns):
+            yield self._opened(row)
 
     def iter_links(self, chain: ChainKey) -> Iterator[StoredEpisode]:
         # As iter_chain, but rows are read as the hash sees them (nothing is opened), and an
@@ -282,18 +272,26 @@ class PostgresStore:
         key = self._any_key(chain)
         if key is None:
             return
+        for *fields, sealed in self._walk(
+            key, f"{_EPISODE_COLUMNS}, e.sealed FROM {_EPISODE_FROM}"
+        ):
+            ep = codec.episode_from_row(fields)
+            yield ep if sealed is None else dataclasses.replace(ep, sealed=bytes(sealed))
+
+    def _walk(self, key: Key, columns_from: str) -> Iterator[tuple[Any, ...]]:
+        """`SELECT columns_from` over one chain's episodes in seq order, in one REPEATABLE READ
+        transaction (a chain appended to meanwhile is seen as of one moment), through a
+        server-side cursor (memory stays bounded however long the chain)."""
         with self.db.connection() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            with conn.cursor(name="link_walk") as cur:
+            with conn.cursor(name="chain_walk") as cur:
                 cur.itersize = WALK_BATCH
                 cur.execute(
-                    f"SELECT {_EPISODE_COLUMNS}, e.sealed FROM {_EPISODE_FROM} "
+                    f"SELECT {columns_from} "
                     "WHERE e.student_key = %s AND e.chain_id = %s ORDER BY e.seq",
                     key,
                 )
-                for *fields, sealed in cur:
-                    ep = codec.episode_from_row(fields)
-                    yield ep if sealed is None else dataclasses.replace(ep, sealed=bytes(sealed))
+                yield from cur
 
     def chains(self) -> list[ChainKey]:
         with self.db.connection() as conn:
