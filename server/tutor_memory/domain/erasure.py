@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from tutor_memory.domain.errors import FailedPrecondition, NotFound
+
 
 @dataclass(frozen=True, slots=True)
 class Erasure:
@@ -44,3 +46,20 @@ def erased_message(student: str, erased_at_us: int) -> str:
         f"student_id {student!r} was erased at {when}; nothing more is stored for an "
         "erased student (use a new student id)"
     )
+
+
+def check_erasable(
+    student: str, episodes: int, plaintext: int, *, allow_plaintext_history: bool
+) -> None:
+    """Refuses an erasure of a student with no stored episode (NotFound), or one with `plaintext`
+    episodes written before sealing (their words stay in the ledger) unless the caller accepts
+    that (FailedPrecondition), on any store."""
+    if not episodes:
+        raise NotFound(f"student_id {student!r}: no episode of this student is stored")
+    if plaintext and not allow_plaintext_history:
+        raise FailedPrecondition(
+            f"student_id {student!r}: {plaintext} of their {episodes} episodes were written "
+            "before episodes were sealed, and their words stay in the ledger (removing them "
+            "would break the hash chain); erasure can delete every derived copy and the "
+            "key of the sealed ones: ask again with allow_plaintext_history to do that"
+        )

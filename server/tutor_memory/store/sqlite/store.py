@@ -36,7 +36,12 @@ from tutor_memory.domain.episodes import (
     StoredEpisode,
     embedding_text,
 )
-from tutor_memory.domain.erasure import Erasure, ErasureOutcome, erased_message
+from tutor_memory.domain.erasure import (
+    Erasure,
+    ErasureOutcome,
+    check_erasable,
+    erased_message,
+)
 from tutor_memory.domain.errors import FailedPrecondition, NotFound
 from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, stems_from_text
 from tutor_memory.domain.records import (
@@ -574,15 +579,9 @@ class SqliteStore:
             "WHERE chain_id IN (SELECT value FROM json_each(?))",
             (json.dumps(chain_ids),),
         ).fetchone()
-        if not episodes:
-            raise NotFound(f"student_id {student!r}: no episode of this student is stored")
-        if plaintext and not allow_plaintext_history:
-            raise FailedPrecondition(
-                f"student_id {student!r}: {plaintext} of their {episodes} episodes were written "
-                "before episodes were sealed, and their words stay in the ledger (removing them "
-                "would break the hash chain); erasure can delete every derived copy and the "
-                "key of the sealed ones: ask again with allow_plaintext_history to do that"
-            )
+        check_erasable(
+            student, int(episodes), int(plaintext), allow_plaintext_history=allow_plaintext_history
+        )
         erasure = Erasure(tenant, student, at_us, by, len(chain_ids), int(episodes), int(plaintext))
         # The record first: the guards on annotations and beliefs let an erased student's rows
         # go, and only theirs.
