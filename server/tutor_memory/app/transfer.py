@@ -17,14 +17,14 @@ import base64
 import gzip
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tutor_memory.domain.chain import verify_chain
 from tutor_memory.domain.episodes import ChainKey, StoredEpisode
 from tutor_memory.domain.recall.facts import RecallFacts, recall_facts
-from tutor_memory.domain.sealing import DataKey, MasterKey, episode_ad
+from tutor_memory.domain.sealing import DataKey, MasterKey
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.store import codec
 from tutor_memory.store.protocols import Store
@@ -116,7 +116,7 @@ def _rows(
             *fields, sealed = _episode_fields(chain, row)
             ep = codec.episode_from_row(fields)
             if sealed is not None:
-                ep = _opened(ep, data_key(chain), bytes(sealed))  # type: ignore[call-overload]
+                ep = codec.with_words(ep, bytes(sealed), data_key(chain))  # type: ignore[call-overload]
             episodes.append((chain_id, ep))
         made = recall_facts([ep for _, ep in episodes], counter)
         for (chain_id, ep), facts in zip(episodes, made, strict=True):
@@ -154,18 +154,6 @@ def _episode_fields(chain: ChainKey, row: Row) -> Row:
     """An `episodes` row of the file in codec.EPISODE_FIELDS order."""
     episode_id, _chain_id, *rest = row
     return (episode_id, chain.tenant, chain.student, chain.subject, *rest)
-
-
-def _opened(ep: StoredEpisode, key: DataKey, sealed: bytes) -> StoredEpisode:
-    words = key.open(episode_ad(ep.chain, ep.seq, ep.kind.value), sealed)
-    return replace(
-        ep,
-        summary=words.summary,
-        text=words.text,
-        concepts=words.concepts,
-        check=None if ep.check is None else replace(ep.check, topic=words.topic),
-        sealed=sealed,
-    )
 
 
 def import_store(

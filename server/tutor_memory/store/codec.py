@@ -5,6 +5,7 @@ byte-for-byte round trip is what shows that nothing was re-encoded on the way)."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,7 +25,7 @@ from tutor_memory.domain.episodes import (
 )
 from tutor_memory.domain.erasure import Erasure
 from tutor_memory.domain.records import BeliefRow
-from tutor_memory.domain.sealing import DataKey, episode_ad
+from tutor_memory.domain.sealing import NO_WORDS, DataKey, episode_ad
 
 # The columns of an episode row, in the order `episode_from_row` reads them (chain key first,
 # then the ledger's own columns).
@@ -176,4 +177,28 @@ def erasure_from_row(row: Sequence[Any]) -> Erasure:
     tenant, student, erased_at, erased_by, chains, episodes, plaintext = row
     return Erasure(
         tenant, student, int(erased_at), erased_by, int(chains), int(episodes), int(plaintext)
+    )
+
+
+def with_words(ep: StoredEpisode, sealed: bytes, key: DataKey) -> StoredEpisode:
+    """A sealed row read as stored, with its words opened from `sealed`."""
+    words = key.open(episode_ad(ep.chain, ep.seq, ep.kind.value), sealed)
+    return dataclasses.replace(
+        ep,
+        summary=words.summary,
+        text=words.text,
+        concepts=words.concepts,
+        check=None if ep.check is None else dataclasses.replace(ep.check, topic=words.topic),
+        sealed=sealed,
+    )
+
+
+def without_words(ep: StoredEpisode) -> StoredEpisode:
+    """The episode as its row is stored and hashed: its words only in `sealed`."""
+    return dataclasses.replace(
+        ep,
+        summary=NO_WORDS.summary,
+        text=NO_WORDS.text,
+        concepts=NO_WORDS.concepts,
+        check=None if ep.check is None else dataclasses.replace(ep.check, topic=NO_WORDS.topic),
     )

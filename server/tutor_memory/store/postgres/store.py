@@ -54,7 +54,7 @@ from tutor_memory.domain.records import (
     NightlyState,
     StoredPassage,
 )
-from tutor_memory.domain.sealing import NO_WORDS, DataKey, MasterKey, Words, episode_ad
+from tutor_memory.domain.sealing import DataKey, MasterKey, Words, episode_ad
 from tutor_memory.store import codec
 from tutor_memory.store.keyring import KeyRing
 from tutor_memory.store.postgres import facts as fact_rows
@@ -235,7 +235,7 @@ class PostgresStore:
             # Only an erasure removes a key (here or on another node).
             raise NotFound(f"student_id {ep.chain.student!r} has no readable episodes (erased)")
         key = self._ring.open_stored((ep.chain.tenant, ep.chain.student), key_id, bytes(wrapped))
-        return _with_words(ep, bytes(sealed), key)
+        return codec.with_words(ep, bytes(sealed), key)
 
     def list_episodes(
         self,
@@ -864,30 +864,6 @@ def _derived_rows_of(table: str) -> tuple[str, int]:
     return "student_key = %s AND chain_id = %s", 1
 
 
-def _with_words(ep: StoredEpisode, sealed: bytes, key: DataKey) -> StoredEpisode:
-    """A sealed row read as stored, with its words opened."""
-    words = key.open(episode_ad(ep.chain, ep.seq, ep.kind.value), sealed)
-    return dataclasses.replace(
-        ep,
-        summary=words.summary,
-        text=words.text,
-        concepts=words.concepts,
-        check=None if ep.check is None else dataclasses.replace(ep.check, topic=words.topic),
-        sealed=sealed,
-    )
-
-
-def _as_stored(ep: StoredEpisode) -> StoredEpisode:
-    """A new episode as its row is stored and hashed: the words only in `sealed`."""
-    return dataclasses.replace(
-        ep,
-        summary=NO_WORDS.summary,
-        text=NO_WORDS.text,
-        concepts=NO_WORDS.concepts,
-        check=None if ep.check is None else dataclasses.replace(ep.check, topic=NO_WORDS.topic),
-    )
-
-
 def _arrays(
     ids: list[int], blobs: list[bytes]
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
@@ -1122,11 +1098,13 @@ class PostgresWriter:
                 prev_hash=prev_hash, hash=b"", sealed=sealed,
             )  # fmt: skip
             # Hashed as the row is stored: its word columns empty, the words in `sealed` only.
-            episode = dataclasses.replace(unsaved, hash=recompute(_as_stored(unsaved), prev_hash))
+            episode = dataclasses.replace(
+                unsaved, hash=recompute(codec.without_words(unsaved), prev_hash)
+            )
             heads[ep.chain] = (episode.seq, episode.hash)
             if ep.client_key:
                 stored[(ep.chain, ep.client_key)] = episode
-            new_rows.append(_episode_row(sk, chain_id, _as_stored(episode)))
+            new_rows.append(_episode_row(sk, chain_id, codec.without_words(episode)))
             if item.vector is not None:
                 vectors.append(
                     (sk, episode.episode_id, chain_id, model_id, codec.vector_bytes(item.vector))
@@ -1201,7 +1179,7 @@ class PostgresWriter:
                 (episode_id, chain.tenant, chain.student, chain.subject, *rest)
             )
             if sealed is not None:
-                ep = _with_words(ep, bytes(sealed), data_keys[(chain.tenant, chain.student)])
+                ep = codec.with_words(ep, bytes(sealed), data_keys[(chain.tenant, chain.student)])
             found[(chain, ep.client_key)] = ep
         return found
 

@@ -197,13 +197,7 @@ def _stored(
         hash=b"",
         sealed=sealed,
     )
-    as_stored = dataclasses.replace(
-        unsaved,
-        summary=NO_WORDS.summary,
-        text=NO_WORDS.text,
-        concepts=NO_WORDS.concepts,
-        check=None if ep.check is None else dataclasses.replace(ep.check, topic=""),
-    )
+    as_stored = codec.without_words(unsaved)
     return dataclasses.replace(unsaved, episode_id=episode_id, hash=recompute(as_stored, prev_hash))
 
 
