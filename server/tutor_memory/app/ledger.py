@@ -20,6 +20,7 @@ import numpy as np
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.embedding_queue import MAX_VECTOR_LAG, EmbeddingQueue
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.group_commit import GroupCommit
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.clock import now_us
@@ -53,6 +54,13 @@ class PreparedBatch:
 
     items: list[PreparedEpisode]
     facts: list[RecallFacts]
+
+
+def _check_deadline(deadline: float | None) -> None:
+    """A call whose caller has given up (`deadline`, event-loop time) writes nothing, rather than
+    something the caller will never hear about."""
+    if deadline is not None and asyncio.get_running_loop().time() > deadline:
+        raise DeadlineExceeded("the deadline passed before the write; nothing was written")
 
 
 def _changes_of(outcomes: Sequence[AppendOutcome]) -> dict[ChainKey, Change]:
@@ -93,6 +101,9 @@ class Ledger:
         self._sync = sync
         # Called on the writer thread after each commit with its outcomes (quota counts).
         self._commit_listeners: list[Callable[[Sequence[AppendOutcome]], None]] = []
+        self._group: GroupCommit[PreparedBatch, list[AppendOutcome]] = GroupCommit(
+            executors.writer, self._commit_group, self._after_group
+        )
 
     def on_commit(self, listener: Callable[[Sequence[AppendOutcome]], None]) -> None:
         """Calls `listener(outcomes)` after every committed episode write."""
@@ -154,12 +165,41 @@ class Ledger:
     async def write(
         self, prepared: PreparedBatch, *, deadline: float | None = None, bulk: bool = False
     ) -> list[AppendOutcome]:
-        """Commits the items in one transaction, then adds them to the caches. `bulk` writes
-        (an import's chunks) give way to the writes a caller waits on."""
-        outcomes, _ = await self.write_with(
-            prepared, lambda _w, _outcomes: None, deadline=deadline, bulk=bulk
+        """Commits the items in one transaction, then adds them to the caches. Writes a caller
+        waits on that reach the writer thread together commit together (app/group_commit.py);
+        `bulk` writes (an import's chunks) give way to them."""
+        if bulk:
+            outcomes, _ = await self.write_with(
+                prepared, lambda _w, _outcomes: None, deadline=deadline, bulk=True
+            )
+            return outcomes
+        _check_deadline(deadline)
+        return await asyncio.wrap_future(self._group.submit(prepared, len(prepared.items)))
+
+    def writes_waiting(self) -> int:
+        """Writes a caller waits on that wait for the writer thread (app/group_commit.py)."""
+        return self._group.waiting()
+
+    def _commit_group(self, batches: Sequence[PreparedBatch]) -> list[list[AppendOutcome]]:
+        """The batches' episodes in one transaction (on the writer thread), as if appended one
+        batch after another; each batch's outcomes."""
+        items = [item for batch in batches for item in batch.items]
+        with self._store.writing() as w:
+            outcomes = w.append(items, model_id=self._embedder.model_id, recorded_at_us=now_us())
+        split, start = [], 0
+        for batch in batches:
+            split.append(outcomes[start : start + len(batch.items)])
+            start += len(batch.items)
+        return split
+
+    def _after_group(
+        self, batches: Sequence[PreparedBatch], outcomes: Sequence[list[AppendOutcome]]
+    ) -> None:
+        merged = PreparedBatch(
+            [item for batch in batches for item in batch.items],
+            [fact for batch in batches for fact in batch.facts],
         )
-        return outcomes
+        self._committed(merged, [o for batch in outcomes for o in batch], Change.NOTHING)
 
     async def write_with(
         self,
@@ -180,8 +220,7 @@ class Ledger:
         `deadline` (event-loop time) is checked before the commit: a call whose caller has given
         up writes nothing, rather than something the caller will never hear about.
         """
-        if deadline is not None and asyncio.get_running_loop().time() > deadline:
-            raise DeadlineExceeded("the deadline passed before the write; nothing was written")
+        _check_deadline(deadline)
 
         def commit() -> tuple[list[AppendOutcome], T]:
             with self._store.writing() as w:
@@ -191,20 +230,25 @@ class Ledger:
                     prepared.items, model_id=self._embedder.model_id, recorded_at_us=now_us()
                 )
                 result = then(w, outcomes)
-            # On the writer thread too: adding to a graph index costs real time, and the event
-            # loop must not wait on it.
-            self._index_inserted(prepared, outcomes)
-            for listener in self._commit_listeners:
-                listener(outcomes)
-            inserted = _changes_of(outcomes)
-            for chain in dict.fromkeys(o.episode.chain for o in outcomes):
-                what = inserted.get(chain, Change.NOTHING) | also
-                if what:
-                    self._changes.changed(chain, what)
+            self._committed(prepared, outcomes, also)
             return outcomes, result
 
         lane = self._executors.bulk_writer if bulk else self._executors.writer
         return await self._executors.run(lane, commit)
+
+    def _committed(
+        self, prepared: PreparedBatch, outcomes: Sequence[AppendOutcome], also: Change
+    ) -> None:
+        """After a commit, on the writer thread (adding to a graph index costs real time, and
+        the event loop must not wait on it): the caches, the commit listeners, the changes."""
+        self._index_inserted(prepared, outcomes)
+        for listener in self._commit_listeners:
+            listener(outcomes)
+        inserted = _changes_of(outcomes)
+        for chain in dict.fromkeys(o.episode.chain for o in outcomes):
+            what = inserted.get(chain, Change.NOTHING) | also
+            if what:
+                self._changes.changed(chain, what)
 
     async def in_transaction(
         self, chain: ChainKey, changes: Change, fn: Callable[[StoreWriter], T]
