@@ -20,8 +20,8 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import numpy.typing as npt
 
+from tutor_memory.app.batched_embeddings import BatchedEmbeddings
 from tutor_memory.app.executors import Executors
-from tutor_memory.app.query_embeddings import QueryEmbeddings
 from tutor_memory.app.record_intent import embedded_examples
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.app.telemetry import Telemetry
@@ -148,7 +148,7 @@ class BlockBuilder:
         self._vectors = vectors
         self._tables = tables
         self.counter = BlockCounter(counter)
-        self._queries = QueryEmbeddings(embedder, executors.query_embed)
+        self._queries = BatchedEmbeddings(embedder, executors.query_embed)
         self._sources = sources
 
     def forget(self, chain: ChainKey) -> None:
@@ -161,7 +161,7 @@ class BlockBuilder:
         mode that recalls, a chain with episodes, and not a record question without a topic
         (which is about the whole record, not its own words). Started as early as possible, so
         that the model runs while the block searches the text, and batched with other turns'
-        (`QueryEmbeddings`)."""
+        (`BatchedEmbeddings`)."""
         if (
             not req.query.strip()
             or req.mode in (Mode.WINDOW, Mode.NONE)

@@ -23,13 +23,15 @@ T = TypeVar("T")
 # Threads that read the store at once (ListEpisodes, VerifyChain, reports); SQLite in WAL mode
 # lets readers run beside the writer.
 READER_THREADS = 4
-# Threads that embed at once; each onnxruntime call uses one core, and the machine has two.
+# Threads that embed at once: the single writes' texts, batched (app/batched_embeddings.py, one
+# call at a time), beside a search's query or a file's episode; each onnxruntime call uses one
+# core, and the machine has two.
 EMBED_THREADS = 2
 # Threads that build blocks at once; an abandoned build finishes on its thread, so more than one
 # keeps the next turn from queueing behind it.
 BLOCK_THREADS = 2
-# Threads for a request's text work (detectors, grounding): off the event loop, and apart from
-# the pools writes and blocks need.
+# Threads for a request's text work (detectors, grounding, a single write's recall facts): off the
+# event loop, and apart from the pools writes and blocks need.
 TEXT_THREADS = 2
 # Threads that read course files and build their concepts: a file can take seconds, and must
 # not hold up the embedding every episode write needs.
@@ -43,7 +45,7 @@ PROBE_THREADS = 1
 INGEST_THREADS = 1
 # The thread that embeds the blocks' queries while their own threads search the text
 # (onnxruntime releases the GIL, so the two overlap instead of adding up), the queries of
-# concurrent turns in one call (app/query_embeddings.py).
+# concurrent turns in one call (app/batched_embeddings.py).
 QUERY_EMBED_THREADS = 1
 
 

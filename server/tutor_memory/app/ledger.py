@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from tutor_memory.app.batched_embeddings import BatchedEmbeddings
 from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.embedding_queue import MAX_VECTOR_LAG, EmbeddingQueue
 from tutor_memory.app.executors import Executors
@@ -101,6 +102,8 @@ class Ledger:
         self._sync = sync
         # Called on the writer thread after each commit with its outcomes (quota counts).
         self._commit_listeners: list[Callable[[Sequence[AppendOutcome]], None]] = []
+        # The episodes of single writes, embedded with those of concurrent writes.
+        self._texts = BatchedEmbeddings(embedder, executors.embed)
         self._group: GroupCommit[PreparedBatch, list[AppendOutcome]] = GroupCommit(
             executors.writer, self._commit_group, self._after_group
         )
@@ -142,10 +145,23 @@ class Ledger:
     async def embed(
         self, episodes: Sequence[NewEpisode], budget: WorkBudget | None = None
     ) -> PreparedBatch:
+        """As `prepare`, for a write a caller waits on: its texts are embedded on the embed pool
+        together with those of concurrent writes, while its facts are derived on a text thread
+        (`budget` bounds them)."""
+        if budget is not None:
+            budget.check()
+        vectors = [self._texts.submit(ep.embedding_text()) for ep in episodes]
         if budget is None:
-            return await self._executors.run(self._executors.embed, self.prepare, episodes)
-        return await self._executors.run_within(
-            self._executors.embed, budget, self.prepare, episodes, budget
+            facts = await self._executors.run(
+                self._executors.text, recall_facts, episodes, self._counter
+            )
+        else:
+            facts = await self._executors.run_within(
+                self._executors.text, budget, recall_facts, episodes, self._counter, budget
+            )
+        got = [await asyncio.wrap_future(v) for v in vectors]
+        return PreparedBatch(
+            [PreparedEpisode(ep, got[i], facts[i]) for i, ep in enumerate(episodes)], facts
         )
 
     async def vector_lag_room(self) -> None:

@@ -1,13 +1,15 @@
-"""The query embedding of each block (one per turn), batched with those of the blocks that arrive
-while the model is busy.
+"""Embeddings of texts that arrive one at a time from concurrent calls, batched while the model
+is busy: the query of each block (one per turn) and the episodes of single writes (AppendEpisode,
+RecordCheck), each through its own instance and pool.
 
-One onnxruntime call has a fixed cost that dominates a single short query: on this project's
+One onnxruntime call has a fixed cost that dominates a single short text: on this project's
 2-core machine a query alone costs 0.80 ms of CPU, and 0.22 ms in a batch of 8 (measured with
-`UseOnnxEmbedder`, one thread). So the queries of concurrent turns go through the model together:
-a query waits only for the call already running, never for a timer, so a lone turn pays nothing
-and a busy server pays the fixed cost once per batch. The multilingual USE graph's vector for a
-text varies very slightly with the other texts of its batch (docs/DESIGN.md P5); recall does not
-depend on it beyond that noise.
+`UseOnnxEmbedder`, one thread). So the texts of concurrent calls go through the model together:
+a text waits only for the call already running, never for a timer, so a lone call pays nothing
+and a busy server pays the fixed cost once per batch (appends alone, 38 callers: 2.53 ms of
+server CPU per append against 3.44 when each embedded its own text). The multilingual USE
+graph's vector for a text varies very slightly with the other texts of its batch (docs/DESIGN.md
+P5), as an import's batches already do; recall does not depend on it beyond that noise.
 """
 
 from __future__ import annotations
@@ -22,16 +24,16 @@ from tutor_memory.models.embedder import Embedder
 
 Vector = npt.NDArray[np.float32]
 
-# Most queries embedded in one call: past about 16 the cost per query stops falling (0.17 ms at
-# 16 and 32), and a larger batch only makes its first query wait longer.
-MAX_QUERY_BATCH = 16
+# Most texts embedded in one call: past about 16 the cost per query stops falling (0.17 ms at 16
+# and 32), and a larger batch only makes its first text wait longer.
+MAX_BATCH = 16
 
 
-class QueryEmbeddings:
+class BatchedEmbeddings:
     """Thread-safe: `submit` may be called from any thread; the model runs on `pool`."""
 
     def __init__(
-        self, embedder: Embedder, pool: ThreadPoolExecutor, max_batch: int = MAX_QUERY_BATCH
+        self, embedder: Embedder, pool: ThreadPoolExecutor, max_batch: int = MAX_BATCH
     ) -> None:
         self._embedder = embedder
         self._pool = pool
@@ -40,11 +42,11 @@ class QueryEmbeddings:
         self._running = False
         self._lock = threading.Lock()
 
-    def submit(self, query: str) -> Future[Vector]:
-        """The query's embedding, to come: one 1-d unit vector."""
+    def submit(self, text: str) -> Future[Vector]:
+        """The text's embedding, to come: one 1-d unit vector."""
         future: Future[Vector] = Future()
         with self._lock:
-            self._waiting.append((query, future))
+            self._waiting.append((text, future))
             start = not self._running
             self._running = True
         if start:
@@ -61,7 +63,7 @@ class QueryEmbeddings:
                     self._running = False
                     return
             try:
-                vectors = self._embedder.embed([query for query, _ in batch])
+                vectors = self._embedder.embed([text for text, _ in batch])
             except Exception as exc:
                 # Every turn of the batch hears of it; the next batch still runs.
                 for _, future in batch:

@@ -1,5 +1,5 @@
-"""The turns' query embeddings: one per query, batched while the model is busy, errors to every
-waiting turn."""
+"""Texts embedded one at a time from concurrent calls (the turns' queries, single writes): one
+vector per text, batched while the model is busy, errors to every waiting call."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tutor_memory.app.query_embeddings import QueryEmbeddings
+from tutor_memory.app.batched_embeddings import BatchedEmbeddings
 from tutor_memory.models.embedder import UseOnnxEmbedder
 
 
@@ -48,7 +48,7 @@ def test_queries_that_arrive_while_the_model_runs_go_through_it_together(
     pool: ThreadPoolExecutor,
 ) -> None:
     model = GatedEmbedder()
-    queries = QueryEmbeddings(model, pool, max_batch=3)
+    queries = BatchedEmbeddings(model, pool, max_batch=3)
     first = queries.submit("a")
     assert model.started.wait(5)
     later = [queries.submit("b" * n) for n in range(1, 6)]
@@ -62,7 +62,7 @@ def test_a_failed_batch_fails_each_of_its_queries_and_the_next_batch_runs(
     pool: ThreadPoolExecutor,
 ) -> None:
     model = GatedEmbedder()
-    queries = QueryEmbeddings(model, pool)
+    queries = BatchedEmbeddings(model, pool)
     model.fail = True
     failing = queries.submit("x")
     assert model.started.wait(5)
@@ -79,5 +79,5 @@ def test_a_failed_batch_fails_each_of_its_queries_and_the_next_batch_runs(
 def test_a_query_alone_gets_the_vector_the_model_gives_it(
     pool: ThreadPoolExecutor, embedder: UseOnnxEmbedder
 ) -> None:
-    got = QueryEmbeddings(embedder, pool).submit("What is osmosis?").result(5)
+    got = BatchedEmbeddings(embedder, pool).submit("What is osmosis?").result(5)
     assert np.array_equal(got, embedder.embed(["What is osmosis?"])[0])
