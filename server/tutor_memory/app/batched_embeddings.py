@@ -7,9 +7,9 @@ One onnxruntime call has a fixed cost that dominates a single short text: on thi
 `UseOnnxEmbedder`, one thread). So the texts of concurrent calls go through the model together:
 a text waits only for the call already running, never for a timer, so a lone call pays nothing
 and a busy server pays the fixed cost once per batch (appends alone, 38 callers: 2.53 ms of
-server CPU per append against 3.44 when each embedded its own text). The multilingual USE
-graph's vector for a text varies very slightly with the other texts of its batch (docs/DESIGN.md
-P5), as an import's batches already do; recall does not depend on it beyond that noise.
+server CPU per append against 3.44 when each embedded its own text). A text's vector varies
+slightly with the other texts of its batch (cosine 0.995 or more: docs/DESIGN.md P7), as an
+import's batches' vectors already did.
 """
 
 from __future__ import annotations
