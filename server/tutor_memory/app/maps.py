@@ -18,7 +18,7 @@ from tutor_memory.app.caches import CHAIN_CACHE_SIZE, ChainCache
 from tutor_memory.domain.beliefs.routing import confirmed_keys
 from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.conceptmap.chain_map import ChainMap, taught_notes
-from tutor_memory.domain.conceptmap.graph import ConceptMap, FileConcepts, build_map
+from tutor_memory.domain.conceptmap.graph import ConceptMap, FileConcepts, banded, shape_map
 from tutor_memory.domain.conceptmap.names import NameMatcher
 from tutor_memory.domain.episodes import ChainKey, Kind
 from tutor_memory.models.embedder import Embedder
@@ -71,14 +71,12 @@ class MapCache:
         }
         episodes = self._store.episodes_of_kind(chain, (Kind.TAUGHT, Kind.CHECK))
         taught = taught_notes([e for e in episodes if e.kind is Kind.TAUGHT])
-        # Checks route by name only, so the map before confirmations routes them exactly as the
-        # final one: its names are the same.
-        names_only = build_map(files, taught, set(), canonical_key)
-        matcher = NameMatcher(node.name for node in names_only.nodes)
+        # Checks route by name only, and confirmations change only the bands: the shape made
+        # once routes the checks and takes their confirmations.
+        shape = shape_map(files, taught, canonical_key)
+        matcher = NameMatcher(shape.names)
         confirmed = confirmed_keys([e for e in episodes if e.kind is Kind.CHECK], matcher)
-        concept_map = (
-            build_map(files, taught, confirmed, canonical_key) if confirmed else names_only
-        )
+        concept_map = banded(shape, confirmed)
         vectors = self._node_vectors(concept_map, files)
         return ChainMap(concept_map, matcher, vectors, fingerprints)
 

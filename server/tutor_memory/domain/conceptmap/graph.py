@@ -21,13 +21,14 @@ map. The same inputs always give the same map, so the map is never stored, only 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from tutor_memory.domain.conceptmap.bands import Band
 from tutor_memory.domain.conceptmap.inputs import FileConcepts, TaughtNote
 from tutor_memory.domain.conceptmap.map_text import concept_line, header
 from tutor_memory.domain.conceptmap.merge import Draft, gather
 from tutor_memory.domain.conceptmap.nodes import ConceptNode, Edge, Provenance
-from tutor_memory.domain.conceptmap.order import pagerank, teaching_order
+from tutor_memory.domain.conceptmap.order import Ordering, pagerank, teaching_order
 
 __all__ = [
     "MAX_REVIEW_PREREQUISITES",
@@ -37,9 +38,12 @@ __all__ = [
     "ConceptNode",
     "Edge",
     "FileConcepts",
+    "MapShape",
     "Provenance",
     "TaughtNote",
+    "banded",
     "build_map",
+    "shape_map",
 ]
 
 # Two concept names whose embeddings have at least this cosine are one concept (R3.3), unless the
@@ -117,6 +121,39 @@ class ConceptMap:
         return found[:limit]
 
 
+@dataclass(frozen=True, slots=True)
+class MapShape:
+    """Everything of a map that passed checks do not change: its concepts and links, their
+    centrality and the teaching order. A map is its shape with each concept's band; the shape
+    is the costly part (merging, PageRank), so it is made once per rebuild."""
+
+    drafts: list[Draft]
+    weights: dict[tuple[int, int], int]
+    answered_keys: dict[str, int]
+    centrality: list[float]
+    ordering: Ordering
+
+    @property
+    def names(self) -> list[str]:
+        """The concepts' names in teaching order (the order of the map's nodes)."""
+        return [self.drafts[i].name for i in self.ordering.order]
+
+
+def shape_map(
+    files: Sequence[FileConcepts],
+    taught: Sequence[TaughtNote],
+    key: Callable[[str], str],
+    merge_threshold: float = MERGE_SIMILARITY,
+) -> MapShape:
+    """The shape of the inputs' map; see the module docstring for every rule."""
+    gathered = gather(files, taught, key, merge_threshold)
+    drafts = gathered.drafts
+    weights = {link: len(file_ids) for link, file_ids in gathered.links.items()}
+    centrality = pagerank(len(drafts), weights)
+    ordering = teaching_order([draft.name for draft in drafts], centrality, weights)
+    return MapShape(drafts, weights, dict(gathered.keys), list(centrality), ordering)
+
+
 def build_map(
     files: Sequence[FileConcepts],
     taught: Sequence[TaughtNote],
@@ -125,18 +162,23 @@ def build_map(
     merge_threshold: float = MERGE_SIMILARITY,
 ) -> ConceptMap:
     """The concept map of the inputs; see the module docstring for every rule."""
-    gathered = gather(files, taught, key, merge_threshold)
-    drafts = gathered.drafts
-    weights = {link: len(file_ids) for link, file_ids in gathered.links.items()}
+    return banded(shape_map(files, taught, key, merge_threshold), confirmed)
+
+
+def banded(shape: MapShape, confirmed: Iterable[str]) -> ConceptMap:
+    """The map of `shape` with the concepts whose keys are `confirmed` confirmed."""
+    drafts, weights, centrality, ordering = (
+        shape.drafts,
+        shape.weights,
+        shape.centrality,
+        shape.ordering,
+    )
     confirmed_keys = set(confirmed)
     keys_of: list[set[str]] = [set() for _ in drafts]
-    for answered, index in gathered.keys.items():
+    for answered, index in shape.answered_keys.items():
         keys_of[index].add(answered)
     bands = [_band(draft, keys_of[i] & confirmed_keys) for i, draft in enumerate(drafts)]
-
-    centrality = pagerank(len(drafts), weights)
     names = [draft.name for draft in drafts]
-    ordering = teaching_order(names, centrality, weights)
     position = {index: rank for rank, index in enumerate(ordering.order)}
 
     prerequisites: list[list[int]] = [[] for _ in drafts]
@@ -165,7 +207,7 @@ def build_map(
         cycles=[tuple(names[i] for i in cycle) for cycle in ordering.cycles],
         # PageRank sums to 1, so the weighted sum is already the weighted mean.
         subject_readiness=readiness if drafts else 0.0,
-        keys={answered: drafts[index].key for answered, index in gathered.keys.items()},
+        keys={answered: drafts[index].key for answered, index in shape.answered_keys.items()},
     )
 
 
