@@ -32,6 +32,7 @@ from tutor_memory.domain import lang
 from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.conceptmap.language import guess_language
 from tutor_memory.domain.recall.timewindow import parse_time_window
+from tutor_memory.domain.recall.timewords import has_time_words
 from tutor_memory.domain.text.phrases import Match, PhraseIndex, compile_phrase
 from tutor_memory.domain.text.sentences import CLAUSES, split_sentences
 from tutor_memory.domain.text.spans import (
@@ -164,8 +165,11 @@ def is_narration(text: str, now_us: int, tz: str, budget: WorkBudget | None = No
     is not a known IANA time zone. `budget` is checked at each sentence: reading the windows of
     thousands of sentences takes seconds."""
     parse_time_window("", now_us, tz)  # validate tz even when no sentence gets that far
+    # Cheapest first: most sentences hold no time word, and then name no period (the time
+    # window's fast path, asked before the costlier past-and-person reading).
     return any(
-        (_has_marker(sentence) or _recounts_a_session(sentence))
+        has_time_words(sentence)
+        and (_has_marker(sentence) or _recounts_a_session(sentence))
         and parse_time_window(sentence, now_us, tz) is not None
         for sentence in (budget or unlimited()).each(split_sentences(text, CLAUSES))
     )
