@@ -129,3 +129,26 @@ async def test_appends_to_several_chains_in_one_group_each_extend_their_own_chai
         )
         assert verify.ok
         assert verify.length == 4
+
+
+async def test_an_append_abandoned_while_its_text_waits_for_the_model_leaves_appends_working(
+    harness: Harness,
+) -> None:
+    release = threading.Event()
+    pool = harness.app.services.executors.embed
+    # Both embed threads busy: the append's text waits in the batcher.
+    held = [pool.submit(release.wait) for _ in range(2)]
+    with pytest.raises(grpc.aio.AioRpcError) as cut:
+        await harness.stub.AppendEpisode(
+            pb.AppendEpisodeRequest(episode=question("left behind", key="gone")),
+            metadata=A,
+            timeout=0.5,
+        )
+    assert cut.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+    release.set()
+    for gate in held:
+        gate.result(5)
+    reply = await asyncio.wait_for(harness.append(question("after it", key="next")), 30)
+    assert not reply.duplicate
+    stored = await harness.list_all()
+    assert [e.client_key for e in stored] == ["next"]

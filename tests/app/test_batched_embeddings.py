@@ -81,3 +81,21 @@ def test_a_query_alone_gets_the_vector_the_model_gives_it(
 ) -> None:
     got = BatchedEmbeddings(embedder, pool).submit("What is osmosis?").result(5)
     assert np.array_equal(got, embedder.embed(["What is osmosis?"])[0])
+
+
+def test_a_text_whose_caller_went_away_is_skipped_and_the_batcher_keeps_serving(
+    pool: ThreadPoolExecutor,
+) -> None:
+    model = GatedEmbedder()
+    texts = BatchedEmbeddings(model, pool)
+    first = texts.submit("a")
+    assert model.started.wait(5)
+    abandoned = texts.submit("bb")
+    kept = texts.submit("ccc")
+    # What asyncio.wrap_future does when the awaiting call is cancelled.
+    assert abandoned.cancel()
+    model.release.set()
+    assert first.result(5)[0] == 1
+    assert kept.result(5)[0] == 3
+    assert model.batches == [["a"], ["ccc"]]
+    assert texts.submit("dddd").result(5)[0] == 4

@@ -62,10 +62,17 @@ class BatchedEmbeddings:
                 if not batch:
                     self._running = False
                     return
+            # A text whose caller went away (its future cancelled) is not embedded; the others
+            # can no longer be cancelled, so setting their results below cannot fail.
+            batch = [
+                (text, future) for text, future in batch if future.set_running_or_notify_cancel()
+            ]
+            if not batch:
+                continue
             try:
                 vectors = self._embedder.embed([text for text, _ in batch])
             except Exception as exc:
-                # Every turn of the batch hears of it; the next batch still runs.
+                # Every caller of the batch hears of it; the next batch still runs.
                 for _, future in batch:
                     future.set_exception(exc)
                 continue
