@@ -122,3 +122,14 @@ def test_a_write_cancelled_before_its_group_runs_is_left_out() -> None:
     assert kept.result(timeout=10) == "stored a"
     assert store.transactions == [["a"]]
     lane.shutdown()
+
+
+def test_a_write_submitted_after_the_lane_stopped_fails_instead_of_waiting_forever() -> None:
+    store = FakeStore()
+    lane = ThreadPoolExecutor(1)
+    lane.shutdown()
+    group = GroupCommit(lane, store.commit, store.after)
+    with pytest.raises(RuntimeError, match="shutdown"):
+        group.submit("a", 1).result(timeout=10)
+    assert group.waiting() == 0
+    assert store.transactions == []

@@ -70,8 +70,24 @@ class GroupCommit(Generic[B, R]):
             schedule = not self._scheduled
             self._scheduled = True
         if schedule:
-            self._lane.submit(self._flush)
+            self._schedule()
         return waiting.done
+
+    def _schedule(self) -> None:
+        try:
+            self._lane.submit(self._flush)
+        except RuntimeError as exc:
+            # The lane stopped (the server is shutting down): what waits would never run.
+            self._fail_waiting(exc)
+
+    def _fail_waiting(self, exc: BaseException) -> None:
+        with self._lock:
+            waiting = list(self._waiting)
+            self._waiting.clear()
+            self._scheduled = False
+        for w in waiting:
+            if w.done.set_running_or_notify_cancel():
+                w.done.set_exception(exc)
 
     def waiting(self) -> int:
         """Writes submitted and not yet taken into a transaction."""
@@ -90,7 +106,7 @@ class GroupCommit(Generic[B, R]):
             self._scheduled = more
         if more:
             # What did not fit goes next, behind whatever else the lane already holds.
-            self._lane.submit(self._flush)
+            self._schedule()
         return group
 
     def _flush(self) -> None:
