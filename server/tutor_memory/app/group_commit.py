@@ -38,7 +38,8 @@ class _Waiting(Generic[B, R]):
     batch: B
     size: int
     done: Future[R]
-    # The submitting call's context (its deadline: store.deadlines), for its write alone.
+    # The submitting call's context (its deadline: store.deadlines): the group's transaction runs
+    # in its first write's, and a write committed alone after a failed group in its own.
     context: contextvars.Context
 
 
