@@ -68,12 +68,16 @@ async def test_appends_waiting_together_commit_once_as_a_chain_without_gaps(
     ]
     episodes = plain + same_twice + clashing
     calls = [asyncio.create_task(append_outcome(harness, ep)) for ep in episodes]
+    registry = harness.app.services.telemetry.metrics.registry
     try:
         await wait_for_queued(harness, len(episodes))
+        # Operators see the queue: the gauge a scrape reads.
+        assert registry.get_sample_value("tutor_memory_writes_waiting") == len(episodes)
     finally:
         release.set()
     results = await asyncio.gather(*calls)
     assert len(transactions) == 1
+    assert registry.get_sample_value("tutor_memory_writes_waiting") == 0
 
     replies = [r for r in results if isinstance(r, pb.AppendEpisodeReply)]
     for reply in results[: len(plain)]:

@@ -6,7 +6,8 @@ status, a cache's name, a tenant (only where quotas and stored episodes are per 
 come from the tokens file, so there are as many as the operator configured).
 
 Hooks for parts that report their own numbers: `watch_cache` (a cache's chains, bytes and
-evictions, read at each scrape) and `watch_embedding_backlog` (episodes waiting to be embedded).
+evictions, read at each scrape), `watch_embedding_backlog` (episodes waiting to be embedded) and
+`watch_writes_waiting` (single writes waiting for the writer thread).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class _Watched(Collector):
     def __init__(self) -> None:
         self.caches: dict[str, CacheSource] = {}
         self.backlog: Callable[[], int] | None = None
+        self.writes_waiting: Callable[[], int] | None = None
         self.tenant_episodes: Callable[[], dict[str, int]] | None = None
         self._lock = threading.Lock()
 
@@ -57,6 +59,7 @@ class _Watched(Collector):
         with self._lock:
             caches = dict(self.caches)
             backlog, tenants = self.backlog, self.tenant_episodes
+            writes_waiting = self.writes_waiting
         chains = GaugeMetricFamily(
             f"{PREFIX}_cache_chains", "Chains whose derived data a cache holds", labels=["cache"]
         )
@@ -82,6 +85,12 @@ class _Watched(Collector):
                 f"{PREFIX}_embedding_backlog",
                 "Episodes accepted and waiting to be embedded",
                 value=backlog(),
+            )
+        if writes_waiting is not None:
+            yield GaugeMetricFamily(
+                f"{PREFIX}_writes_waiting",
+                "Single episode writes waiting for the writer thread to commit them",
+                value=writes_waiting(),
             )
         if tenants is not None:
             stored = GaugeMetricFamily(
@@ -169,6 +178,10 @@ class Metrics:
     def watch_embedding_backlog(self, source: Callable[[], int]) -> None:
         """Reports `source()` at each scrape as the embedding backlog."""
         self._watched.backlog = source
+
+    def watch_writes_waiting(self, source: Callable[[], int]) -> None:
+        """Reports `source()` at each scrape as the single writes waiting for the writer thread."""
+        self._watched.writes_waiting = source
 
     def watch_tenant_episodes(self, source: Callable[[], dict[str, int]]) -> None:
         self._watched.tenant_episodes = source

@@ -262,6 +262,7 @@ def build_services(
     ledger.on_commit(quotas.count_inserted)
     _watch(telemetry.metrics, vectors, tables, resident, maps, current_beliefs, passages, quotas)
     telemetry.metrics.watch_embedding_backlog(embedding.pending)
+    telemetry.metrics.watch_writes_waiting(ledger.writes_waiting)
     return Services(
         episodes=Episodes(ledger, store, key, beliefs, teacher, executors),
         ingest=BatchIngest(ledger, beliefs, telemetry),
