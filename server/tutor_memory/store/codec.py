@@ -25,7 +25,7 @@ from tutor_memory.domain.episodes import (
 )
 from tutor_memory.domain.erasure import Erasure
 from tutor_memory.domain.records import BeliefRow
-from tutor_memory.domain.sealing import NO_WORDS, DataKey, episode_ad
+from tutor_memory.domain.sealing import NO_WORDS, DataKey, Words, episode_ad
 
 # The columns of an episode row, in the order `episode_from_row` reads them (chain key first,
 # then the ledger's own columns).
@@ -183,22 +183,22 @@ def erasure_from_row(row: Sequence[Any]) -> Erasure:
 def with_words(ep: StoredEpisode, sealed: bytes, key: DataKey) -> StoredEpisode:
     """A sealed row read as stored, with its words opened from `sealed`."""
     words = key.open(episode_ad(ep.chain, ep.seq, ep.kind.value), sealed)
+    return _worded(ep, words, sealed)
+
+
+def without_words(ep: StoredEpisode) -> StoredEpisode:
+    """The episode as its row is stored and hashed: its words only in `sealed`."""
+    return _worded(ep, NO_WORDS, ep.sealed)
+
+
+def _worded(ep: StoredEpisode, words: Words, sealed: bytes | None) -> StoredEpisode:
+    """The episode with `words` for its summary, text, concepts and check topic."""
+    check = None if ep.check is None else dataclasses.replace(ep.check, topic=words.topic)
     return dataclasses.replace(
         ep,
         summary=words.summary,
         text=words.text,
         concepts=words.concepts,
-        check=None if ep.check is None else dataclasses.replace(ep.check, topic=words.topic),
+        check=check,
         sealed=sealed,
-    )
-
-
-def without_words(ep: StoredEpisode) -> StoredEpisode:
-    """The episode as its row is stored and hashed: its words only in `sealed`."""
-    return dataclasses.replace(
-        ep,
-        summary=NO_WORDS.summary,
-        text=NO_WORDS.text,
-        concepts=NO_WORDS.concepts,
-        check=None if ep.check is None else dataclasses.replace(ep.check, topic=NO_WORDS.topic),
     )
