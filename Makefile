@@ -163,10 +163,12 @@ bench: setup load-tools postgres
 	$(PY) -m bench.bench_load
 
 # The two evaluations of SPEC §9 and issue 6: the four-version ablation over 45 generated
-# histories (run twice, for determinism) and LoCoMo evidence recall (dev and held-out splits).
+# histories (run twice, for determinism), LoCoMo evidence recall (dev and held-out splits), and
+# what centring the dense neighbours does (bench/bench_centring.py).
 eval: setup
 	$(PY) -m bench.eval
 	$(PY) -m bench.locomo
+	$(PY) -m bench.bench_centring
 
 # The crash campaign of issue 12: 100 cycles of kill -9 under mixed ingest, appends and
 # Consolidate, each checked after the restart (bench/chaos.py); `make test` runs 3 cycles.

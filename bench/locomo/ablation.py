@@ -35,6 +35,8 @@ LEVER_NOTES = {
     Lever.DENSE: "nearest neighbours of the query's embedding (the dense set, and so the "
     "neighbours of its matches)",
     Lever.NEIGHBOURS: "the turns next to the best lexical and dense matches",
+    Lever.CENTRING: "dense neighbours found about the chain's mean (from 200 episodes); off: by "
+    "plain cosine, with the plain match threshold",
     Lever.PERIOD: "the period the question names (its set, the filter to it, the no-record "
     "statement)",
     Lever.CONCEPTS: "concept routing: episodes tagged with a concept the question names or the "

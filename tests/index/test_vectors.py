@@ -121,3 +121,67 @@ def test_a_graph_build_stops_when_its_chain_is_removed(monkeypatch: pytest.Monke
     # Added again, the chain starts afresh (a flat index, then its own graph).
     index.add(A, np.arange(10, dtype=np.int64), _unit(10, 10))
     assert index.count(A) == 10
+
+
+def _with_shared_form(
+    topics: npt.NDArray[np.float32], form: npt.NDArray[np.float32], weight: float
+) -> npt.NDArray[np.float32]:
+    v = topics + weight * form
+    unit: npt.NDArray[np.float32] = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(
+        np.float32
+    )
+    return unit
+
+
+def test_recall_neighbours_are_found_about_the_chains_mean() -> None:
+    # Every episode shares one strong direction (a question's form); the query shares it more
+    # than the one episode that is about the same thing. Plain cosine ranks by the form.
+    rng = np.random.default_rng(11)
+    form = rng.standard_normal(DIM).astype(np.float32)
+    topics = rng.standard_normal((vectors_module.CENTRE_MIN_VECTORS, DIM)).astype(np.float32)
+    episodes = _with_shared_form(topics, form, 3.0)
+    episodes[0] = _with_shared_form(topics[:1], form, 0.3)[0]  # the same topic, another form
+    noise = rng.standard_normal((1, DIM)).astype(np.float32)
+    query = _with_shared_form(topics[:1] + 0.3 * noise, form, 3.0)[0]
+    index = VectorIndex(DIM)
+    index.add(A, np.arange(len(episodes), dtype=np.int64), episodes)
+    plain_ids, _ = index.search(A, query, 1)
+    assert plain_ids.tolist() != [0]
+    found = index.neighbours(A, query, 5)
+    assert found.centred
+    assert found.ids[0] == 0
+    assert np.all(np.diff(found.similarities) <= 0)
+
+
+def test_a_small_chain_is_searched_by_plain_cosine() -> None:
+    vectors = _unit(vectors_module.CENTRE_MIN_VECTORS - 1, 12)
+    index = VectorIndex(DIM)
+    index.add(A, np.arange(len(vectors), dtype=np.int64), vectors)
+    found = index.neighbours(A, vectors[7], 3)
+    plain_ids, plain = index.search(A, vectors[7], 3)
+    assert not found.centred
+    assert found.ids.tolist() == plain_ids.tolist()
+    assert np.allclose(found.similarities, plain)
+
+
+def test_the_chains_mean_is_the_same_however_its_vectors_arrived() -> None:
+    vectors = _unit(500, 13)
+    ids = np.arange(500, dtype=np.int64)
+    from tutor_memory.domain.records import ChainVectors
+
+    grown = VectorIndex(DIM, hnsw_min_vectors=300)
+    for start in range(0, 500, 50):
+        grown.add(A, ids[start : start + 50], vectors[start : start + 50])
+    rebuilt = VectorIndex(DIM, hnsw_min_vectors=300)
+    rebuilt.rebuild([ChainVectors(A, ids, vectors)])
+    flat = faiss.IndexIDMap2(faiss.IndexFlatIP(DIM))
+    flat.add_with_ids(vectors, ids)
+    put_back = VectorIndex(DIM, hnsw_min_vectors=10_000)
+    put_back.put(A, flat, graph=False)
+    grown.wait_for_conversions()
+    query = _unit(1, 14)[0]
+    expected = (vectors - vectors.mean(axis=0)) @ (query - vectors.mean(axis=0))
+    for index in (grown, rebuilt, put_back):
+        found = index.neighbours(A, query, 1)
+        assert found.centred
+        assert found.ids.tolist() == [int(np.argmax(expected))]

@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutor_memory.domain.recall.candidates import (
+    CENTRED_MATCH_MIN,
     NEIGHBOUR_SHARE,
+    SEMANTIC_MATCH_MIN,
     SESSION_GAP_US,
     CandidateSets,
     neighbours,
@@ -48,6 +50,19 @@ def test_the_nearest_dense_neighbour_counts_as_much_as_the_best_lexical_match() 
     _ids, rel, matched = sets.arrays()
     assert matched.tolist() == [1, 1, 0]  # below SEMANTIC_MATCH_MIN: no match
     assert rel[2] == 0
+
+
+def test_cosines_about_the_chains_mean_match_from_their_own_threshold() -> None:
+    between = (CENTRED_MATCH_MIN + SEMANTIC_MATCH_MIN) / 2
+    similarities = np.asarray([0.6, between, CENTRED_MATCH_MIN - 0.01], np.float32)
+    ids = np.asarray([7, 8, 9], np.int64)
+    plain, centred = CandidateSets(), CandidateSets()
+    plain.add_neighbours(ids, similarities)
+    relevance = centred.add_neighbours(ids, similarities, centred=True)
+    assert plain.arrays()[2].tolist() == [1, 0, 0]
+    assert centred.arrays()[2].tolist() == [1, 1, 0]
+    assert relevance[0] == 1.0
+    assert np.isclose(relevance[1], (between - CENTRED_MATCH_MIN) / (0.6 - CENTRED_MATCH_MIN))
 
 
 def test_neighbours_are_the_turns_around_a_match_in_its_session() -> None:

@@ -22,6 +22,9 @@ class Lever(enum.StrEnum):
     DENSE = "dense"
     # The turns next to the best matches (the cheap second hop).
     NEIGHBOURS = "neighbours"
+    # Dense neighbours found about the chain's mean (`VectorIndex.neighbours`): off, by plain
+    # cosine, with the uncentred match threshold.
+    CENTRING = "centring"
     # The period the query names: not read at all, so no period set, no filter to it and no
     # no-record statement.
     PERIOD = "period"
