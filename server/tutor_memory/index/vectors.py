@@ -234,8 +234,8 @@ class VectorIndex:
             _, found = entry.index.search(about, min(k, n))
             ids = found[0][found[0] >= 0].astype(np.int64)
             vectors = entry.index.reconstruct_batch(ids) - mean
-        norms = np.linalg.norm(vectors, axis=1) * max(float(np.linalg.norm(about)), 1e-12)
-        cosines = (vectors @ about[0]) / np.maximum(norms, 1e-12)
+        lengths = np.sqrt(np.einsum("ij,ij->i", vectors, vectors)) * float(np.linalg.norm(about))
+        cosines = (vectors @ about[0]) / np.maximum(lengths, 1e-12)
         best = np.argsort(-cosines, kind="stable")[:k]
         return Neighbours(ids[best], cosines[best].astype(np.float32), centred=True)
 

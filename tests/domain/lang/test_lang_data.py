@@ -62,6 +62,7 @@ def _phrase_fields(data: LanguageData) -> dict[str, tuple[str, ...]]:
     fields = {
         "month_prepositions": data.month_prepositions,
         "year_links": data.year_links,
+        "range_links": data.range_links,
         "record_triggers": data.record_triggers,
         "narration_markers": data.narration_markers,
         "time_false_friends": data.time_false_friends,
@@ -142,9 +143,10 @@ def test_every_phrase_compiles_and_none_repeats_within_its_field(code: str) -> N
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
-def test_month_names_prepositions_and_year_links_are_plain_words(code: str) -> None:
+def test_month_names_prepositions_and_year_and_range_links_are_plain_words(code: str) -> None:
     data = lang.load(code)
-    plain = data.month_prepositions + data.year_links + tuple(n for ns in data.months for n in ns)
+    plain = data.month_prepositions + data.year_links + data.range_links
+    plain += tuple(n for ns in data.months for n in ns)
     assert [p for p in plain if not all(isinstance(i, str) for i in compile_phrase(p).items)] == []
 
 

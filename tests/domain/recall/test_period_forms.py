@@ -118,6 +118,70 @@ def test_a_date_range_runs_from_its_first_day_to_the_end_of_its_last(query: str)
     assert span(query) == days("2025-05-03", "2025-05-11")
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did we do from 3 to 10 May",
+        "from May 3 to May 10",
+        "from the 3rd to the 10th of May",
+        "dal 3 al 10 maggio",
+        "del 3 al 10 de mayo",
+        "du 3 au 10 mai",
+        "vom 3. bis 10. Mai",
+        "de 3 a 10 de maio",
+        "من 3 إلى 10 مايو",
+    ],
+)
+def test_a_range_from_one_day_to_another_is_both_days_and_those_between(query: str) -> None:
+    assert span(query) == days("2025-05-03", "2025-05-11")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did we study between September and November?",
+        "from September until November",
+        "tra settembre e novembre",
+        "da settembre a novembre",
+        "entre septiembre y noviembre",
+        "von September bis November",
+        "de setembro a novembro",
+        "de septiembre a noviembre",
+        "de septembre à novembre",
+        "من سبتمبر إلى نوفمبر",
+    ],
+)
+def test_a_range_of_months_runs_from_the_first_to_the_end_of_the_last(query: str) -> None:
+    assert span(query) == days("2025-09-01", "2025-12-01")
+
+
+@pytest.mark.parametrize(
+    "query", ["between March and May", "from March to May", "from march until may"]
+)
+def test_ambiguous_month_names_joined_as_a_range_are_months(query: str) -> None:
+    assert span(query, now="2026-06-10T12:00") == days("2026-03-01", "2026-06-01")
+
+
+def test_a_range_of_months_across_new_year_starts_in_the_year_before() -> None:
+    assert span("from November to February") == days("2025-11-01", "2026-03-01")
+
+
+def test_a_range_of_days_without_a_month_is_in_this_month() -> None:
+    assert span("what did we do from the 3rd to the 10th?") == days("2026-03-03", "2026-03-11")
+
+
+def test_an_ordinal_of_a_month_is_that_day() -> None:
+    assert span("what did we do on the 10th of May?") == days("2025-05-10", "2025-05-11")
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["I may march to the shop and back", "and may I ask you?", "chapter 3 of March Madness"],
+)
+def test_may_and_march_as_words_are_no_range(query: str) -> None:
+    assert parse_time_window(query, us(NOW), ROME) is None
+
+
 def test_a_named_month_with_and_without_a_year() -> None:
     assert span("in January 2026") == days("2026-01-01", "2026-02-01")
     assert span("a luglio") == days("2025-07-01", "2025-08-01")

@@ -16,6 +16,10 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
 - `month_prepositions`: phrases that introduce a month ("in", "during", "month of"; "a", "di",
   "nel mese di"; "في", "في شهر").
 - `year_links`: phrases allowed between a month and its year ("July *of* 2025", "julio *de* 2025").
+- `range_links`: phrases between the two ends of a range of dates ("3 *to* 10 May", "March *until*
+  May", "dal 3 *al* 10 maggio", "von März *bis* Mai"). Between a month name or a day number and
+  another, one is read as "to", and an ambiguous month beside it counts as a month ("between
+  March *and May*").
 - `year_suffixes`: letters glued after a year's digits (Arabic "2025م").
 - `attached_prepositions`, `attached_conjunctions`: clitics glued to the next word (Arabic ب "in",
   و "and"). A month with an attached preposition counts as introduced by one; a conjunction doesn't.
@@ -162,8 +166,9 @@ Sentences and grounding (SPEC R7.2, R7.3; `tutor_memory.domain.text.sentences`,
 
 Phrases are written in the syntax documented in `tutor_memory.domain.text.phrases` (words, with `*`
 / `**` wildcards for the words a recap or question may put in between); `month_prepositions`,
-`year_links` and month names are plain words, without wildcards. Lists may be empty where a
-language has no such words (Arabic has no standalone articles; Italian plural folding is not safe).
+`year_links`, `range_links` and month names are plain words, without wildcards. Lists may be
+empty where a language has no such words (Arabic has no standalone articles; Italian plural
+folding is not safe).
 """
 
 from __future__ import annotations
@@ -184,6 +189,7 @@ _STRING_LIST_FIELDS = (
     "ambiguous_months",
     "month_prepositions",
     "year_links",
+    "range_links",
     "year_suffixes",
     "attached_prepositions",
     "attached_conjunctions",
@@ -259,6 +265,7 @@ class LanguageData:
     ambiguous_months: tuple[str, ...]
     month_prepositions: tuple[str, ...]
     year_links: tuple[str, ...]
+    range_links: tuple[str, ...]
     year_suffixes: tuple[str, ...]
     attached_prepositions: tuple[str, ...]
     attached_conjunctions: tuple[str, ...]

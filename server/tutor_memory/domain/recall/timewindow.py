@@ -22,8 +22,9 @@ exclusive end. The forms and what they mean:
   come. A bare year ("in 2025"): that year. A dated period older than `RECORD_HORIZON_YEARS` or
   still to come is subject matter ("the Bastille fell in July 1789"), not the student's record:
   no window.
-- "since X": from the start of X up to now. "between 3 and 10 May": from the first day to the end
-  of the last.
+- "since X": from the start of X up to now. A range, "between 3 and 10 May", "from 3 to 10 May",
+  "from the 3rd to the 10th", "between March and May", "von März bis Mai": from the first day to
+  the end of the last (a range of months that passes New Year starts in the year before).
 - A period still running at `now` ends just after `now` (`now_us + 1`, so that `now` itself is
   inside), and its label says "so far". The first expression in the query wins; its English
   reading is in `expression`.
@@ -36,7 +37,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tutor_memory.domain.recall.timewords import MONTHS, UNITS, WEEKDAYS, english_readings
+from tutor_memory.domain.recall.timewords import (
+    MONTHS,
+    RANGE_WORD,
+    UNITS,
+    WEEKDAYS,
+    english_readings,
+)
 
 # How far back a dated period may lie and still be read as a period of the student's record rather
 # than a date of the subject. Generous beside any tutoring history; it exists so that history
@@ -312,6 +319,10 @@ class _Reader:
     def since(self, i: int, gap: int = SINCE_GAP) -> tuple[_Period | None, int] | None:
         """ "since X" (and "ago X" when X is no unit: Arabic منذ is both)."""
         for j in range(i + 1, min(i + 2 + gap, len(self.t))):
+            # "dal 3 al 10 maggio" reads "since 3 to 10 may": a range, not "since" one end.
+            ranged = self.range_from(j, joined=True)
+            if ranged is not None:
+                return ranged
             found = self.simple(j)
             if found is None:
                 continue
@@ -332,27 +343,57 @@ class _Reader:
 
     def between(self, i: int) -> tuple[_Period | None, int] | None:
         """ "between 3 and 10 may [2025]", "between 3 may and 10 june", "between may 3 and may 10
-        [2025]"."""
-        j = self._skip_words(i + 1)
-        first_day, first_month = self.day_at(j), self.month_at(j + 1)
-        after_first = j + (2 if first_month is not None else 1)
-        if first_day is None and self.month_at(j) is not None:
-            first_day, first_month, after_first = self.day_at(j + 1), self.month_at(j), j + 2
-        if first_day is None:
+        [2025]", "between march and may"."""
+        return self.range_from(self._skip_words(i + 1), joined=False)
+
+    def range_start(self, j: int) -> tuple[int | None, int | None, int] | None:
+        """The first end of a range at j: (day, month, position after it), either possibly None
+        but not both: "3", "3 may", "may 3", "may" ("day 3" for "the 3rd")."""
+        if self.at(j) == "day" and self.day_at(j + 1) is not None:
+            j += 1
+        day, month = self.day_at(j), self.month_at(j + 1)
+        if day is not None:
+            return (day, month, j + 2) if month is not None else (day, None, j + 1)
+        month = self.month_at(j)
+        if month is None:
             return None
-        j = self._skip_words(after_first)
-        second = self.dated(j)
+        day = self.day_at(j + 1)
+        return (day, month, j + 2) if day is not None else (None, month, j + 1)
+
+    def range_from(self, j: int, *, joined: bool) -> tuple[_Period | None, int] | None:
+        """A range whose first end is at j: "3 to 10 may", "may 3 to may 10", "march to may"
+        (`joined`: the two ends have "to" between them; after "between" the library drops the
+        "and", and other words may come between)."""
+        start = self.range_start(j)
+        if start is None:
+            return None
+        first_day, first_month, after = start
+        if joined:
+            if self.at(after) != RANGE_WORD:
+                return None
+            after += 1
+        # "to the 10th" (read "to day 10"): that day of this month, or of the last.
+        if self.at(after) == "day" and self.month_at(after + 2) is None:
+            second = self.simple(after)
+        else:
+            second = self.dated(self._skip_words(after))
         if second is None or second[0] is None:
             return None
         last = second[0]
-        month = first_month or last.first.month
+        year = last.first.year
+        if first_month is not None and first_month > last.first.month:
+            year -= 1  # "from November to February": the November before
         try:
-            first = date(last.first.year, month, first_day)
+            first = date(year, first_month or last.first.month, first_day or 1)
         except ValueError:
             return None
         if first > last.first:
             return None
-        label = f"{first.isoformat()} to {last.first.isoformat()}"
+        if first_day is None and last.first.day == 1 and last.after.day == 1:
+            # Whole months at both ends: labelled by their names.
+            label = f"{_month_label(first)} to {last.label}"
+        else:
+            label = f"{first.isoformat()} to {(last.after - timedelta(days=1)).isoformat()}"
         return _Period(first, last.after, label), second[1]
 
     def _ago_as_since(self, i: int) -> bool:
@@ -396,7 +437,7 @@ class _Reader:
             elif word == "between":
                 found = self.between(i)
             else:
-                found = self.simple(i)
+                found = self.range_from(i, joined=True) or self.simple(i)
             if found is not None and found[0] is not None:
                 return found[0], i, found[1]
             # An expression that names no record period ("October 2023" still to come, "July

@@ -54,6 +54,8 @@ UNITS = ("day", "week", "fortnight", "month", "year")
 GUESS_MIN_STOP_WORDS = 2
 # What a masked word becomes before translation: a word the library leaves alone.
 MASK = "_"
+# The English reading's word between the two ends of a range of dates ("3 to 10 may").
+RANGE_WORD = "to"
 # Words a query may hold that the library translates to a month or a weekday but that are mostly
 # something else are masked unless a month preposition, a day number or a year stands next to them.
 _YEAR = re.compile(r"\d{4}")
@@ -88,6 +90,8 @@ class _Vocabulary:
     # (perhaps behind a year link, "julio de 2025").
     context: frozenset[tuple[str, ...]]
     links: frozenset[tuple[str, ...]]
+    # Or a range link after the range's first end, a month or a day: "between March and May".
+    range_links: frozenset[tuple[str, ...]]
     glued: tuple[str, ...]  # every language's glued clitics, longest first
     year_words: frozenset[str]  # every language's words for "year"
     month_names: frozenset[str]  # every language's month names (single words)
@@ -170,6 +174,7 @@ def _vocabulary() -> _Vocabulary:
         if v in ("since", "between")
     }
     links = {tuple(words(p)) for d in lang.all_languages() for p in d.year_links}
+    range_links = {tuple(words(p)) for d in lang.all_languages() for p in d.range_links}
     glued_any = tuple(
         sorted({c for d in lang.all_languages() for c in clitics(d, prepositions=True)}, key=len)
     )[::-1]
@@ -186,6 +191,7 @@ def _vocabulary() -> _Vocabulary:
         frozenset(ambiguous),
         frozenset(context),
         frozenset(links),
+        frozenset(range_links),
         glued_any,
         frozenset(year_words),
         frozenset(w for n in full_months for w in n.split()),
@@ -292,6 +298,37 @@ def _masked(raw: str, language: _Language) -> str:
             or year_after
             or bool(_DAY_NUMBER.fullmatch(token_at(i + 1)))
             or bool(_DAY_NUMBER.fullmatch(before) or _ORDINAL.fullmatch(before))
+            # "the 10th of May", "el 3 de julio" (not "chapter 3 of March Madness")
+            or ((before,) in vocab.links and day_of(i - 2))
+            or in_range(i)
+        )
+
+    def day_of(i: int) -> bool:
+        """Whether i holds an ordinal, or a day number after an article ("el 3")."""
+        return bool(_ORDINAL.fullmatch(token_at(i))) or (
+            bool(_DAY_NUMBER.fullmatch(token_at(i))) and token_at(i - 1) in vocab.articles
+        )
+
+    def dated(token: str) -> bool:
+        return token in vocab.month_names or bool(
+            _DAY_NUMBER.fullmatch(token) or _ORDINAL.fullmatch(token)
+        )
+
+    # A range link between two ends of a range, a month name or a day number each ("march *and*
+    # may", "3 *to* 10 may"), is written "to", which the library keeps in every language (it
+    # drops French "à" and reads Spanish "a" as "año"); an ambiguous month beside one is a month.
+    joins: list[str | None] = [None] * len(tokens)
+    for i, token in enumerate(tokens):
+        if not dated(token):
+            continue
+        for link in vocab.range_links:
+            end = i + 1 + len(link)
+            if tuple(tokens[i + 1 : end]) == link and dated(token_at(end)):
+                joins[i + 1 : end] = [RANGE_WORD, *[""] * (len(link) - 1)]
+
+    def in_range(i: int) -> bool:
+        return (i > 0 and joins[i - 1] is not None) or (
+            i + 1 < len(joins) and joins[i + 1] is not None
         )
 
     def year_introduced(i: int) -> bool:
@@ -332,11 +369,14 @@ def _masked(raw: str, language: _Language) -> str:
         bool(_ENGLISH_ORDINAL.fullmatch(t)) and token_at(i - 1) in ("the", "on")
         for i, t in enumerate(tokens)
     ]
-    if not any(masked) and not any(ordinal):
+    if not any(masked) and not any(ordinal) and not any(joins):
         return raw
     out, at = [], 0
-    for (a, b), hide, nth in zip(spans, masked, ordinal, strict=True):
-        if hide:
+    for (a, b), hide, nth, join in zip(spans, masked, ordinal, joins, strict=True):
+        if join is not None:
+            out += [raw[at:a], join]
+            at = b
+        elif hide:
             out += [raw[at:a], MASK]
             at = b
         elif nth:
