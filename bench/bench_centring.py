@@ -36,6 +36,7 @@ from typing import Any
 import grpc
 import numpy as np
 import numpy.typing as npt
+from tests.helpers.harness import question
 from tests.helpers.server_process import ServerProcess
 
 from bench._meta import run_metadata, write_results
@@ -117,19 +118,12 @@ def probe_history(memory: str, student: str, seed: int) -> list[pb.NewEpisode]:
     """The memory 200 days before PROBE_NOW, then OTHER_QUESTIONS questions ten minutes apart."""
     start = int(PROBE_NOW.timestamp()) - 200 * DAY_S
     texts = [memory, *other_questions(OTHER_QUESTIONS, seed)]
-    history = []
-    for i, text in enumerate(texts):
-        episode = pb.NewEpisode(
-            student_id=student,
-            subject_id=PROBE_SUBJECT,
-            kind=pb.EPISODE_KIND_QUESTION,
-            summary=text,
-            text=text,
-            client_key=f"probe-{i}",
+    return [
+        question(
+            text, student=student, subject=PROBE_SUBJECT, key=f"probe-{i}", seconds=start + 600 * i
         )
-        episode.occurred_at.seconds = start + 600 * i
-        history.append(episode)
-    return history
+        for i, text in enumerate(texts)
+    ]
 
 
 # -- 1 and 2: LoCoMo, by the embedder alone ------------------------------------------------------

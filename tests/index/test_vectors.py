@@ -179,9 +179,14 @@ def test_the_chains_mean_is_the_same_however_its_vectors_arrived() -> None:
     put_back = VectorIndex(DIM, hnsw_min_vectors=10_000)
     put_back.put(A, flat, graph=False)
     grown.wait_for_conversions()
+    copied = rebuilt.copy_of(A)
+    assert copied is not None
+    assert copied[1]  # a graph
+    graph_put_back = VectorIndex(DIM, hnsw_min_vectors=300)
+    graph_put_back.put(A, *copied)
     query = _unit(1, 14)[0]
     expected = (vectors - vectors.mean(axis=0)) @ (query - vectors.mean(axis=0))
-    for index in (grown, rebuilt, put_back):
+    for index in (grown, rebuilt, put_back, graph_put_back):
         found = index.neighbours(A, query, 1)
         assert found.centred
         assert found.ids.tolist() == [int(np.argmax(expected))]

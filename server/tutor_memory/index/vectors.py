@@ -88,6 +88,17 @@ class Neighbours:
     centred: bool
 
 
+def _nearest(
+    index: faiss.IndexIDMap2, query: npt.NDArray[np.float32], k: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """The ids of the k vectors with the largest inner product with `query`, best first, and
+    those products; the caller holds the chain's lock."""
+    q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, index.d)
+    scores, ids = index.search(q, min(k, index.ntotal))
+    keep = ids[0] >= 0
+    return ids[0][keep].astype(np.int64), scores[0][keep]
+
+
 def _sum_of(index: faiss.IndexIDMap2) -> npt.NDArray[np.float64]:
     """The sum of an index's vectors, read in steps so that no copy of them all is made."""
     total = np.zeros(index.d, dtype=np.float64)
@@ -193,12 +204,9 @@ class VectorIndex:
         entry = self._chains.get(chain)
         if entry is None or k <= 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-        q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dim)
         faiss.omp_set_num_threads(FAISS_THREADS)
         with entry.lock:
-            scores, ids = entry.index.search(q, min(k, entry.index.ntotal))
-        keep = ids[0] >= 0
-        return ids[0][keep].astype(np.int64), scores[0][keep]
+            return _nearest(entry.index, query, k)
 
     def neighbours(self, chain: ChainKey, query: npt.NDArray[np.float32], k: int) -> Neighbours:
         """Recall's k nearest episodes of the chain: by cosine about the chain's mean once it
@@ -209,8 +217,8 @@ class VectorIndex:
         neighbours of a question are often questions of the same form about something else.
         Subtracting the chain's mean takes out that shared part and leaves what an episode is
         about (the common-component removal of Arora et al., ICLR 2017, and Mu and Viswanath,
-        ICLR 2018). Measured on LoCoMo's development split (bench/locomo, dense retrieval
-        alone): recall@25 45.9 -> 49.0, recall@50 59.3 -> 64.4.
+        ICLR 2018). Measured on LoCoMo's development split, dense retrieval alone
+        (bench/bench_centring.py): recall@25 45.9 -> 49.0, recall@50 59.3 -> 64.4.
 
         The index holds the raw vectors, as the mean moves with every append. It is searched
         with (query - mean): the inner product of that with a vector d differs from the centred
@@ -221,21 +229,17 @@ class VectorIndex:
         entry = self._chains.get(chain)
         if entry is None or k <= 0:
             return Neighbours(np.empty(0, np.int64), np.empty(0, np.float32), centred=False)
-        q = np.ascontiguousarray(query, dtype=np.float32).reshape(self.dim)
         faiss.omp_set_num_threads(FAISS_THREADS)
         with entry.lock:
             n = int(entry.index.ntotal)
             if n < CENTRE_MIN_VECTORS or entry.total is None:
-                scores, ids = entry.index.search(q.reshape(1, self.dim), min(k, n))
-                keep = ids[0] >= 0
-                return Neighbours(ids[0][keep].astype(np.int64), scores[0][keep], centred=False)
+                return Neighbours(*_nearest(entry.index, query, k), centred=False)
             mean = (entry.total / n).astype(np.float32)
-            about = (q - mean).reshape(1, self.dim)
-            _, found = entry.index.search(about, min(k, n))
-            ids = found[0][found[0] >= 0].astype(np.int64)
+            about = np.ascontiguousarray(query, dtype=np.float32).reshape(self.dim) - mean
+            ids, _ = _nearest(entry.index, about, k)
             vectors = entry.index.reconstruct_batch(ids) - mean
         lengths = np.sqrt(np.einsum("ij,ij->i", vectors, vectors)) * float(np.linalg.norm(about))
-        cosines = (vectors @ about[0]) / np.maximum(lengths, 1e-12)
+        cosines = (vectors @ about) / np.maximum(lengths, 1e-12)
         best = np.argsort(-cosines, kind="stable")[:k]
         return Neighbours(ids[best], cosines[best].astype(np.float32), centred=True)
 

@@ -90,7 +90,7 @@ class _Vocabulary:
     # (perhaps behind a year link, "julio de 2025").
     context: frozenset[tuple[str, ...]]
     links: frozenset[tuple[str, ...]]
-    # Or a range link after the range's first end, a month or a day: "between March and May".
+    # Or a range link to another month or a day beside it: "between March and May".
     range_links: frozenset[tuple[str, ...]]
     glued: tuple[str, ...]  # every language's glued clitics, longest first
     year_words: frozenset[str]  # every language's words for "year"
