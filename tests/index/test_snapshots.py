@@ -3,6 +3,7 @@ does not belong is ignored."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import faiss
@@ -92,3 +93,23 @@ def test_a_reader_that_does_not_write_reads_anothers_snapshot_and_writes_none(
     read = reader.read(CHAIN)
     assert read is not None
     assert read.rows == 20
+
+
+def test_snapshots_of_one_chain_written_at_once_leave_one_that_reads_back(tmp_path: Path) -> None:
+    # A chain's snapshot written after its load from the store, and again at shutdown or
+    # eviction, may be written at the same moment from two threads: neither may delete the files
+    # that the other's name file then points to.
+    files = SnapshotFiles(tmp_path, "model-a", facts_version=1)
+    snapshots = [_snapshot(20 + i) for i in range(8)]
+    for _ in range(5):
+        threads = [
+            threading.Thread(target=files.write, args=(CHAIN, snapshot)) for snapshot in snapshots
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        read = files.read(CHAIN)
+        assert read is not None
+        assert len(list(tmp_path.glob("*.npz"))) == 1
+        assert len(list(tmp_path.glob("*.faiss"))) == 1

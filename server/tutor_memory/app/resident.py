@@ -473,6 +473,10 @@ class ResidentChains:
     def write_snapshots(self) -> int:
         """Writes a snapshot of every held chain that is worth one and changed (at shutdown);
         returns how many were written."""
+        # Snapshots written in the background (after a load from the store) finish first, so
+        # that the one written here, the newest, is the one left.
+        for thread in self._writers:
+            thread.join()
         with self._lock:
             held = [(c, h) for c, h in self._held.items() if not h.loading and h.dirty]
         written = 0

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import secrets
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,10 @@ class SnapshotFiles:
         # workers of `serve --workers`: two writers of one chain's snapshot would delete each
         # other's generations). Deleting one (an erasure) is always done.
         self.writes = writes
+        # One write or delete at a time: two writes of one chain at once (the one after a load
+        # from the store and the one at shutdown or eviction) would each delete the other's
+        # files, leaving a name file that points at none, and share the temporary name file.
+        self._lock = threading.Lock()
 
     def _key(self, chain: ChainKey) -> str:
         key = f"{chain.tenant}\x00{chain.student}\x00{chain.subject}".encode()
@@ -85,6 +90,10 @@ class SnapshotFiles:
     def write(self, chain: ChainKey, snapshot: ChainSnapshot) -> None:
         if not self.writes:
             return
+        with self._lock:
+            self._write(chain, snapshot)
+
+    def _write(self, chain: ChainKey, snapshot: ChainSnapshot) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         key = self._key(chain)
         generation = secrets.token_hex(8)
@@ -121,9 +130,10 @@ class SnapshotFiles:
         """Removes every file of the chain's snapshot (its student was erased: the table holds
         the stems of their words)."""
         key = self._key(chain)
-        self.meta_path(chain).unlink(missing_ok=True)
-        for path in self.directory.glob(f"{key}.*"):
-            path.unlink(missing_ok=True)
+        with self._lock:
+            self.meta_path(chain).unlink(missing_ok=True)
+            for path in self.directory.glob(f"{key}.*"):
+                path.unlink(missing_ok=True)
 
     def read(self, chain: ChainKey) -> ChainSnapshot | None:
         path = self.meta_path(chain)
