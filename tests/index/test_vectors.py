@@ -190,3 +190,13 @@ def test_the_chains_mean_is_the_same_however_its_vectors_arrived() -> None:
         found = index.neighbours(A, query, 1)
         assert found.centred
         assert found.ids.tolist() == [int(np.argmax(expected))]
+
+
+def test_a_chain_whose_index_holds_no_vector_yet_has_no_neighbours() -> None:
+    # A chain's entry exists for a moment before its first vectors are added to it; a block
+    # asking then gets no neighbours, not an error from faiss.
+    index = VectorIndex(DIM)
+    index.put(A, faiss.IndexIDMap2(faiss.IndexFlatIP(DIM)), graph=False)
+    ids, scores = index.search(A, _unit(1, 15)[0], 10)
+    found = index.neighbours(A, _unit(1, 15)[0], 10)
+    assert (len(ids), len(scores), len(found.ids)) == (0, 0, 0)

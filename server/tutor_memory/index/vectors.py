@@ -93,8 +93,13 @@ def _nearest(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
     """The ids of the k vectors with the largest inner product with `query`, best first, and
     those products; the caller holds the chain's lock."""
+    k = min(k, index.ntotal)
+    if k <= 0:
+        # A chain's entry exists for a moment before its first vectors are in it, and faiss
+        # refuses k = 0.
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
     q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, index.d)
-    scores, ids = index.search(q, min(k, index.ntotal))
+    scores, ids = index.search(q, k)
     keep = ids[0] >= 0
     return ids[0][keep].astype(np.int64), scores[0][keep]
 
