@@ -339,18 +339,14 @@ class BlockBuilder:
             timer.lap("embed")
             dense_ids, dense_relevance = np.empty(0, np.int64), np.empty(0, np.float32)
             if levers.on(Lever.DENSE):
-                if levers.on(Lever.CENTRING):
-                    found = self._vectors.neighbours(req.chain, query_vector, SEMANTIC_CANDIDATES)
-                    dense_ids, similarities, centred = found.ids, found.similarities, found.centred
-                else:
-                    dense_ids, similarities = self._vectors.search(
-                        req.chain, query_vector, SEMANTIC_CANDIDATES
-                    )
-                    centred = False
+                found = self._vectors.neighbours(
+                    req.chain, query_vector, SEMANTIC_CANDIDATES, centre=levers.on(Lever.CENTRING)
+                )
+                dense_ids = found.ids
                 dense_relevance = sets.add_neighbours(
                     dense_ids,
-                    similarities,
-                    centred=centred,
+                    found.similarities,
+                    centred=found.centred,
                     calibrated=levers.on(Lever.CALIBRATION),
                 )
             if levers.on(Lever.NEIGHBOURS):

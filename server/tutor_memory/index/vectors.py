@@ -213,9 +213,12 @@ class VectorIndex:
         with entry.lock:
             return _nearest(entry.index, query, k)
 
-    def neighbours(self, chain: ChainKey, query: npt.NDArray[np.float32], k: int) -> Neighbours:
+    def neighbours(
+        self, chain: ChainKey, query: npt.NDArray[np.float32], k: int, *, centre: bool = True
+    ) -> Neighbours:
         """Recall's k nearest episodes of the chain: by cosine about the chain's mean once it
-        holds CENTRE_MIN_VECTORS vectors, else by plain cosine (`search`).
+        holds CENTRE_MIN_VECTORS vectors (and `centre`, off only to measure it), else by plain
+        cosine (`search`).
 
         Why centre: this embedder puts every question of a chain close to every other by their
         shared form ("what did we say about ...", a speaker's style), so the plain nearest
@@ -237,7 +240,7 @@ class VectorIndex:
         faiss.omp_set_num_threads(FAISS_THREADS)
         with entry.lock:
             n = int(entry.index.ntotal)
-            if n < CENTRE_MIN_VECTORS or entry.total is None:
+            if not centre or n < CENTRE_MIN_VECTORS or entry.total is None:
                 return Neighbours(*_nearest(entry.index, query, k), centred=False)
             mean = (entry.total / n).astype(np.float32)
             about = np.ascontiguousarray(query, dtype=np.float32).reshape(self.dim) - mean
