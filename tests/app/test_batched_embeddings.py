@@ -4,7 +4,6 @@ vector per text, batched while the model is busy, errors to every waiting call."
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -12,7 +11,6 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tutor_memory.app import batched_embeddings
 from tutor_memory.app.batched_embeddings import BatchedEmbeddings
 from tutor_memory.models.embedder import UseOnnxEmbedder
 
@@ -101,38 +99,3 @@ def test_a_text_whose_caller_went_away_is_skipped_and_the_batcher_keeps_serving(
     assert kept.result(5)[0] == 3
     assert model.batches == [["a"], ["ccc"]]
     assert texts.submit("dddd").result(5)[0] == 4
-
-
-def test_submit_returns_once_the_models_thread_has_taken_the_text(
-    pool: ThreadPoolExecutor, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The bound raised far above a thread wake-up, so that a slow machine cannot make it lapse.
-    monkeypatch.setattr(batched_embeddings, "HANDOVER_WAIT_S", 5.0)
-    pool.submit(lambda: None).result(5)  # its thread started, idle, waiting for work
-    model = GatedEmbedder()
-    texts = BatchedEmbeddings(model, pool)
-    first = texts.submit("a")
-    # Taken by the model's thread before submit returned: the caller's own work that follows
-    # runs beside the model instead of in front of it.
-    assert first.running()
-    model.release.set()
-    assert first.result(5)[0] == 1
-
-
-def test_submit_does_not_wait_past_its_bound_when_the_models_thread_is_busy(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(batched_embeddings, "HANDOVER_WAIT_S", 0.05)
-    blocker = threading.Event()
-    with ThreadPoolExecutor(1) as busy:
-        busy.submit(blocker.wait, 5)  # the pool's only thread, taken by other work
-        model = GatedEmbedder()
-        model.release.set()
-        started = time.monotonic()
-        text = BatchedEmbeddings(model, busy).submit("abc")
-        # Back long before the pool's thread is free (5 s), with the text still waiting.
-        assert time.monotonic() - started < 4
-        assert not text.running()
-        assert not text.done()
-        blocker.set()
-        assert text.result(5)[0] == 3

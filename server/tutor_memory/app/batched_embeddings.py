@@ -28,11 +28,6 @@ Vector = npt.NDArray[np.float32]
 # and 32), and a larger batch only makes its first text wait longer.
 MAX_BATCH = 16
 
-# Longest `submit` waits for the model's thread to take up the batch it just woke that thread
-# for (a wake-up takes tens of microseconds; the bound only keeps a starved pool from holding
-# the caller).
-HANDOVER_WAIT_S = 0.002
-
 
 class BatchedEmbeddings:
     """Thread-safe: `submit` may be called from any thread; the model runs on `pool`."""
@@ -55,34 +50,23 @@ class BatchedEmbeddings:
             start = not self._running
             self._running = True
         if start:
-            taken = threading.Event()
-            self._pool.submit(self._drain, taken)
-            # The caller holds the GIL and goes straight on to Python work (a block searches
-            # its text while the model runs). The woken pool thread needs the GIL to begin, and
-            # CPython hands it over only when the holder blocks or after the switch interval
-            # (5 ms): in a 10k-episode block the model began 0.44 ms into the build and the
-            # build then waited for it. Blocking here until the thread has taken the batch
-            # lets the model run beside the caller's work from the start.
-            taken.wait(HANDOVER_WAIT_S)
+            self._pool.submit(self._drain)
         return future
 
-    def _drain(self, taken: threading.Event) -> None:
-        """Embeds what is waiting, a batch at a time, until nothing is; sets `taken` once the
-        first batch is taken."""
+    def _drain(self) -> None:
+        """Embeds what is waiting, a batch at a time, until nothing is."""
         while True:
             with self._lock:
                 batch = self._waiting[: self._max_batch]
                 del self._waiting[: self._max_batch]
                 if not batch:
                     self._running = False
-                    taken.set()
                     return
             # A text whose caller went away (its future cancelled) is not embedded; the others
             # can no longer be cancelled, so setting their results below cannot fail.
             batch = [
                 (text, future) for text, future in batch if future.set_running_or_notify_cancel()
             ]
-            taken.set()
             if not batch:
                 continue
             try:
