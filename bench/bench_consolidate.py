@@ -1,12 +1,13 @@
 """The nightly cycle at scale (issue 5): 1,000 active (student, subject) pairs x 50 episodes.
 
 Starts `tutor-memory serve` as a child process on a fresh data directory. Each pair gets a small
-course file (five concepts, sent as caller-supplied concepts, so checks route to a map), then 50
-episodes of one day through IngestEpisodes: questions, answers, and ten checks (half of them with
-a predicted mastery). Then one Consolidate call covers the day for every pair; a second call for
-the same window must write nothing (idempotence) and is timed too. The server's peak resident
-memory (VmHWM) is read before and after the cycle: the cycle processes one chain at a time, so it
-should not grow with the number of pairs.
+course file (five concepts, sent as caller-supplied concepts, so checks route to a map) 30 days
+earlier, then 50 episodes of one day through IngestEpisodes: questions, answers, and ten checks
+(half of them with a predicted mastery). Then one Consolidate call digests every ended day for
+every pair: the file's day (its FILE episode) and the day of the 50 episodes, two digests per
+pair; a second call with the same `now` must write nothing (idempotence) and is timed too. The
+server's peak resident memory (VmHWM) is read before and after the cycle: the cycle processes one
+chain at a time, so it should not grow with the number of pairs.
 
 Run from the repository root: `.venv/bin/python -m bench.bench_consolidate` (or `make bench`).
 Prints a table and writes bench/results/consolidate.json.
@@ -30,6 +31,9 @@ from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 PAIRS = 1_000
 EPISODES_PER_PAIR = 50
 CHECKS_PER_PAIR = 10
+# Each pair's ended days with episodes: the course file's and the conversation's. The nightly
+# cycle digests every ended day that has episodes (app/nightly.py), so each gets one digest.
+DAYS_PER_PAIR = 2
 DAY = datetime(2026, 6, 10, tzinfo=UTC)
 CONCEPTS = ("Osmosis", "Diffusion", "Cell Membrane", "Mitochondria", "Cytoplasm")
 COURSE = "# Cells\n\n" + "\n\n".join(
@@ -116,7 +120,7 @@ def main() -> None:
         started = time.perf_counter()
         second = stub.Consolidate(pb.ConsolidateRequest(now=now), timeout=3_600)
         second_s = time.perf_counter() - started
-    assert first.consolidation_episodes == PAIRS, first
+    assert first.consolidation_episodes == PAIRS * DAYS_PER_PAIR, first
     assert second.consolidation_episodes == 0, second
     assert second.chains_already_done == PAIRS, second
 
@@ -126,6 +130,7 @@ def main() -> None:
         "pairs": PAIRS,
         "episodes_per_pair": EPISODES_PER_PAIR,
         "checks_per_pair": CHECKS_PER_PAIR,
+        "digests_per_pair": DAYS_PER_PAIR,
         "setup_files_s": round(files_s, 2),
         "setup_ingest_s": round(ingest_s, 2),
         "consolidate_s": round(first_s, 2),

@@ -28,6 +28,7 @@ from tutor_memory.domain.conceptmap.blocks import parse_blocks
 from tutor_memory.domain.conceptmap.extract import OfflineExtractor
 from tutor_memory.domain.conceptmap.markup import strip_markup
 from tutor_memory.domain.conceptmap.teaching import detect_teaching, is_question
+from tutor_memory.domain.files.errors import FileRejected
 from tutor_memory.domain.files.passages import passages
 from tutor_memory.domain.files.read import read_document
 from tutor_memory.domain.honesty.grounding import SourcePassage, ground, split_sentences
@@ -91,17 +92,28 @@ ENTRY_POINTS: dict[str, Callable[[str], object]] = {
 def _child(entry: str, shape: str, repeat: int, out: Connection) -> None:
     function, text = ENTRY_POINTS[entry], SHAPES[shape]
     best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        function(text)
-        best = min(best, time.perf_counter() - started)
-        if best > 1.0:
-            break
-    out.send(best)
+    try:
+        for _ in range(repeat):
+            started = time.perf_counter()
+            try:
+                function(text)
+            except FileRejected:
+                # A file reader's refusal (over a documented limit) is its answer to the shape:
+                # timed like any other, and marked as a refusal.
+                out.send((time.perf_counter() - started, True))
+                return
+            best = min(best, time.perf_counter() - started)
+            if best > 1.0:
+                break
+    except Exception as exc:  # reported by the parent, which fails the run
+        out.send(repr(exc))
+        return
+    out.send((best, False))
 
 
-def _measure(entry: str, shape: str, repeat: int, cap: float) -> float | None:
-    """Best seconds of `repeat` runs, or None when one run exceeded `cap` seconds."""
+def _measure(entry: str, shape: str, repeat: int, cap: float) -> tuple[float | None, bool]:
+    """Best seconds of `repeat` runs, or None when one run exceeded `cap` seconds, and whether
+    the entry point refused the shape (FileRejected). Any other exception fails the run."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(entry, shape, repeat, send))
@@ -110,10 +122,13 @@ def _measure(entry: str, shape: str, repeat: int, cap: float) -> float | None:
     if not ready:
         process.kill()
         process.join()
-        return None
-    seconds: float = receive.recv()
+        return None, False
+    answer: tuple[float, bool] | str = receive.recv()
     process.join()
-    return seconds if seconds <= cap else None
+    if isinstance(answer, str):
+        raise RuntimeError(f"{entry} on {shape!r} raised {answer}")
+    seconds, refused = answer
+    return (seconds if seconds <= cap else None), refused
 
 
 def _warm_up() -> None:
@@ -123,8 +138,10 @@ def _warm_up() -> None:
         function("Osmosis é a difusão. In July we covered it; ¿qué? الخلية.")
 
 
-def _cell(seconds: float | None, cap: float) -> str:
-    return f"> {cap:g} s" if seconds is None else f"{seconds:.3f} s"
+def _cell(seconds: float | None, cap: float, refused: bool = False) -> str:
+    if seconds is None:
+        return f"> {cap:g} s"
+    return f"{seconds:.3f} s (refused)" if refused else f"{seconds:.3f} s"
 
 
 def main() -> None:
@@ -146,25 +163,30 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     for shape in SHAPES:
         for entry in ENTRY_POINTS:
-            seconds = _measure(entry, shape, args.repeat, args.cap)
+            seconds, refused = _measure(entry, shape, args.repeat, args.cap)
             row: dict[str, Any] = {
                 "shape": shape,
                 "entry_point": entry,
                 "characters": len(SHAPES[shape]),
                 "seconds": seconds,
+                "refused": refused,
                 "cap_seconds": args.cap,
             }
             if (entry, shape) in before:
                 row["before_seconds"] = before[(entry, shape)]["seconds"]
+                row["before_refused"] = before[(entry, shape)].get("refused", False)
                 row["before_cap_seconds"] = before[(entry, shape)]["cap_seconds"]
             rows.append(row)
-            print(f"{shape:<36} {entry:<42} {_cell(seconds, args.cap)}", flush=True)
+            print(f"{shape:<36} {entry:<42} {_cell(seconds, args.cap, refused)}", flush=True)
     result = {"meta": meta, "before_meta": before_meta or None, "rows": rows}
     write_results(NAME, result)
     _write_table(result)
     print_table(
         [
-            (f"{r['shape']} / {r['entry_point']}", _cell(r["seconds"], r["cap_seconds"]))
+            (
+                f"{r['shape']} / {r['entry_point']}",
+                _cell(r["seconds"], r["cap_seconds"], r["refused"]),
+            )
             for r in rows
         ]
     )
@@ -183,11 +205,13 @@ def _write_table(result: dict[str, Any]) -> None:
     lines += ["", "| shape | entry point | before | after |", "|---|---|---|---|"]
     for r in result["rows"]:
         earlier = (
-            _cell(r["before_seconds"], r["before_cap_seconds"]) if "before_seconds" in r else "—"
+            _cell(r["before_seconds"], r["before_cap_seconds"], r["before_refused"])
+            if "before_seconds" in r
+            else "—"
         )
         lines.append(
             f"| {r['shape']} | {r['entry_point']} | {earlier} | "
-            f"{_cell(r['seconds'], r['cap_seconds'])} |"
+            f"{_cell(r['seconds'], r['cap_seconds'], r['refused'])} |"
         )
     (RESULTS_DIR / f"{NAME}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
