@@ -5,7 +5,9 @@ dots then a letter, 64 KiB of dots then a letter, one 800-character Markdown hea
 shape that made the old heading pattern cubic: a run of spaces inside the title), the same line at
 64 KiB, and 1 MB of "a. ". Each case runs in a forked child with a time cap (`--cap`, seconds), so
 a quadratic case is reported as "> cap" instead of holding the run; the figure is the best of
-`--repeat` runs (one run when the first takes over a second).
+`--repeat` runs (one run when the first takes over a second). A file reader that refuses a shape
+(FileRejected: over a documented limit, as the 1 MB one-line text is) is timed to its refusal and
+marked "(refused)"; any other exception fails the run.
 
 Run from the repository root: `.venv/bin/python -m bench.bench_text_shapes`. Writes
 bench/results/text_shapes.json and bench/results/text_shapes.md. With `--before FILE` (the JSON of
