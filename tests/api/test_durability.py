@@ -51,7 +51,7 @@ async def test_restart_keeps_episodes_and_rebuilds_the_vector_index(
         h.app.services.resident.ensure(chain)
         assert h.app.services.vectors.count(chain) == len(topics)
         query = embedder.embed(["how does water cross a membrane?"])[0]
-        ids, _ = h.app.services.vectors.search(chain, query, 1)
+        ids = h.app.services.vectors.neighbours(chain, query, 1, centre=False).ids
         assert ids.tolist() == [before[1].episode_id]
         verify = await h.stub.VerifyChain(
             pb.VerifyChainRequest(student_id="s1", subject_id="biology"), metadata=A

@@ -121,7 +121,7 @@ async def test_acknowledged_episodes_wait_for_their_vectors_and_a_restart_embeds
         assert h.app.services.vectors.count(CHAIN) == len(items)
         assert (await _block(h, "osmosis")).vectors_pending == 0
         query = embedder.embed(["water passing through a membrane"])[0]
-        ids, _ = h.app.services.vectors.search(CHAIN, query, 1)
+        ids = h.app.services.vectors.neighbours(CHAIN, query, 1, centre=False).ids
         listed = {e.client_key: e.episode_id for e in await h.list_all()}
         assert ids.tolist() == [listed[topics[0]]]
         assert h.app.services.embedding.embedded() == len(items)

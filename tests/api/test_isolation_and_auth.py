@@ -43,8 +43,8 @@ async def test_vector_index_is_per_chain(harness: Harness) -> None:
     chain_a, chain_b = ChainKey("tenant-a", "s1", "biology"), ChainKey("tenant-b", "s1", "biology")
     services.resident.ensure(chain_a)
     services.resident.ensure(chain_b)
-    ids_a, _ = services.vectors.search(chain_a, query, 10)
-    ids_b, _ = services.vectors.search(chain_b, query, 10)
+    ids_a = services.vectors.neighbours(chain_a, query, 10, centre=False).ids
+    ids_b = services.vectors.neighbours(chain_b, query, 10, centre=False).ids
     assert ids_a.tolist() == [a.episode_id]
     assert ids_b.tolist() == [b.episode_id]
 

@@ -30,9 +30,10 @@ def test_each_chain_searches_only_its_own_vectors() -> None:
     va, vb = _unit(5, 1), _unit(5, 2)
     index.add(A, np.arange(5, dtype=np.int64), va)
     index.add(B, np.arange(100, 105, dtype=np.int64), vb)
-    ids, scores = index.search(A, vb[0], 10)
+    ids = index.neighbours(A, vb[0], 10, centre=False).ids
     assert set(ids.tolist()) <= set(range(5))
-    ids, scores = index.search(B, vb[3], 1)
+    found = index.neighbours(B, vb[3], 1, centre=False)
+    ids, scores = found.ids, found.similarities
     assert ids.tolist() == [103]
     assert scores[0] > 0.999
 
@@ -49,7 +50,7 @@ def test_large_chain_moves_to_a_graph_and_keeps_every_vector() -> None:
     assert index.uses_graph(A)
     assert index.count(A) == 400
     for i in (0, 260, 399):
-        ids, _ = index.search(A, vectors[i], 1)
+        ids = index.neighbours(A, vectors[i], 1, centre=False).ids
         assert ids.tolist() == [i]
 
 
@@ -79,7 +80,7 @@ def test_a_graph_built_in_steps_keeps_vectors_added_between_its_steps(
     assert index.uses_graph(A)
     assert index.count(A) == 600
     for i in range(0, 600, 37):
-        ids, _ = index.search(A, vectors[i], 1)
+        ids = index.neighbours(A, vectors[i], 1, centre=False).ids
         assert ids.tolist() == [i]
 
 
@@ -92,7 +93,7 @@ def test_a_flat_index_put_back_from_a_snapshot_moves_to_a_graph_with_every_vecto
     index.wait_for_conversions()
     assert index.uses_graph(A)
     assert index.count(A) == 400
-    ids, _ = index.search(A, vectors[123], 1)
+    ids = index.neighbours(A, vectors[123], 1, centre=False).ids
     assert ids.tolist() == [1123]
 
 
@@ -145,7 +146,7 @@ def test_recall_neighbours_are_found_about_the_chains_mean() -> None:
     query = _with_shared_form(topics[:1] + 0.3 * noise, form, 3.0)[0]
     index = VectorIndex(DIM)
     index.add(A, np.arange(len(episodes), dtype=np.int64), episodes)
-    plain_ids, _ = index.search(A, query, 1)
+    plain_ids = index.neighbours(A, query, 1, centre=False).ids
     assert plain_ids.tolist() != [0]
     found = index.neighbours(A, query, 5)
     assert found.centred
@@ -158,10 +159,10 @@ def test_a_small_chain_is_searched_by_plain_cosine() -> None:
     index = VectorIndex(DIM)
     index.add(A, np.arange(len(vectors), dtype=np.int64), vectors)
     found = index.neighbours(A, vectors[7], 3)
-    plain_ids, plain = index.search(A, vectors[7], 3)
+    plain = index.neighbours(A, vectors[7], 3, centre=False)
     assert not found.centred
-    assert found.ids.tolist() == plain_ids.tolist()
-    assert np.allclose(found.similarities, plain)
+    assert found.ids.tolist() == plain.ids.tolist()
+    assert np.allclose(found.similarities, plain.similarities)
 
 
 def test_the_chains_mean_is_the_same_however_its_vectors_arrived() -> None:
@@ -197,6 +198,6 @@ def test_a_chain_whose_index_holds_no_vector_yet_has_no_neighbours() -> None:
     # asking then gets no neighbours, not an error from faiss.
     index = VectorIndex(DIM)
     index.put(A, faiss.IndexIDMap2(faiss.IndexFlatIP(DIM)), graph=False)
-    ids, scores = index.search(A, _unit(1, 15)[0], 10)
+    plain = index.neighbours(A, _unit(1, 15)[0], 10, centre=False)
     found = index.neighbours(A, _unit(1, 15)[0], 10)
-    assert (len(ids), len(scores), len(found.ids)) == (0, 0, 0)
+    assert (len(plain.ids), len(plain.similarities), len(found.ids)) == (0, 0, 0)

@@ -202,23 +202,12 @@ class VectorIndex:
             thread.join()
         self._converters.clear()
 
-    def search(
-        self, chain: ChainKey, query: npt.NDArray[np.float32], k: int
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-        """The k nearest episode ids of the chain and their cosine similarities, best first."""
-        entry = self._chains.get(chain)
-        if entry is None or k <= 0:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-        faiss.omp_set_num_threads(FAISS_THREADS)
-        with entry.lock:
-            return _nearest(entry.index, query, k)
-
     def neighbours(
         self, chain: ChainKey, query: npt.NDArray[np.float32], k: int, *, centre: bool = True
     ) -> Neighbours:
         """Recall's k nearest episodes of the chain: by cosine about the chain's mean once it
         holds CENTRE_MIN_VECTORS vectors (and `centre`, off only to measure it), else by plain
-        cosine (`search`).
+        cosine.
 
         Why centre: this embedder puts every question of a chain close to every other by their
         shared form ("what did we say about ...", a speaker's style), so the plain nearest
