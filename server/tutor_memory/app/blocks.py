@@ -55,6 +55,7 @@ from tutor_memory.domain.recall.candidates import (
     record_positions,
     same_as,
     scaled_to_best,
+    set_weights,
     window_positions,
 )
 from tutor_memory.domain.recall.explain import (
@@ -66,7 +67,7 @@ from tutor_memory.domain.recall.explain import (
 )
 from tutor_memory.domain.recall.facts import Snapshot
 from tutor_memory.domain.recall.levers import ALL_ON, Lever, RecallLevers
-from tutor_memory.domain.recall.lexical import bm25
+from tutor_memory.domain.recall.lexical import bm25, coverage
 from tutor_memory.domain.recall.ranking import (
     CandidateTrace,
     RankRequest,
@@ -121,6 +122,8 @@ class _TextMatches:
     words: str
     lexical: npt.NDArray[np.int64]
     lexical_relevance: npt.NDArray[np.float32]
+    # How much of the query the best lexical match covers (`lexical.coverage`).
+    lexical_coverage: float
     tagged: npt.NDArray[np.int64] | None
 
 
@@ -330,24 +333,32 @@ class BlockBuilder:
             if text is None or text.words != words_of:
                 text = self._text_matches(table, snap, words_of)
                 timer.lap("text")
-            lexical, lexical_relevance = text.lexical, text.lexical_relevance
-            if levers.on(Lever.LEXICAL):
-                sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
-            if text.tagged is not None:
-                sets.add(text.tagged, 1.0, True, Source.TAGGED)
             query_vector = embedding.result()
             timer.lap("embed")
-            dense_ids, dense_relevance = np.empty(0, np.int64), np.empty(0, np.float32)
+            found = None
             if levers.on(Lever.DENSE):
                 found = self._vectors.neighbours(
                     req.chain, query_vector, SEMANTIC_CANDIDATES, centre=levers.on(Lever.CENTRING)
                 )
+            lexical_weight, dense_weight = 1.0, 1.0
+            if found is not None and levers.on(Lever.LEXICAL) and levers.on(Lever.CALIBRATION):
+                lexical_weight, dense_weight = set_weights(
+                    text.lexical_coverage, found.similarities, centred=found.centred
+                )
+            lexical, lexical_relevance = text.lexical, text.lexical_relevance * lexical_weight
+            if levers.on(Lever.LEXICAL):
+                sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
+            if text.tagged is not None:
+                sets.add(text.tagged, 1.0, True, Source.TAGGED)
+            dense_ids, dense_relevance = np.empty(0, np.int64), np.empty(0, np.float32)
+            if found is not None:
                 dense_ids = found.ids
                 dense_relevance = sets.add_neighbours(
                     dense_ids,
                     found.similarities,
                     centred=found.centred,
                     calibrated=levers.on(Lever.CALIBRATION),
+                    weight=dense_weight,
                 )
             if levers.on(Lever.NEIGHBOURS):
                 # The turns next to the best matches, lexical or dense (a cheap second hop).
@@ -406,14 +417,18 @@ class BlockBuilder:
         """The episodes that match `words` by their text (BM25 over the stems, with relevance
         calibrated) and by their concept tags, as the levers allow."""
         lexical, relevance = np.empty(0, np.int64), np.empty(0, np.float32)
+        covered = 0.0
         if self.levers.on(Lever.LEXICAL):
             calibrate = (
                 scaled_to_best if self.levers.on(Lever.CALIBRATION) else reciprocal_rank_relevance
             )
-            lexical, scores = bm25(table.postings(query_terms(words)), snap.length)
+            postings = table.postings(query_terms(words))
+            lexical, scores = bm25(postings, snap.length)
             relevance = calibrate(scores)
+            if len(scores):
+                covered = coverage(postings, len(snap.length), float(scores.max()))
         tagged = table.tagged(normalise(words)) if self.levers.on(Lever.CONCEPTS) else None
-        return _TextMatches(words, lexical, relevance, tagged)
+        return _TextMatches(words, lexical, relevance, covered, tagged)
 
     # -- composition ---------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""Candidate sets: relevance scaled to each set's best, and neighbouring turns as a second hop."""
+"""Candidate sets: relevance scaled to each set's best and weighed by how well each set's best
+matches, and neighbouring turns as a second hop."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ from hypothesis import strategies as st
 
 from tutor_memory.domain.recall.candidates import (
     CENTRED_MATCH_MIN,
+    DENSE_FULL_SPAN,
+    LEXICAL_FULL_COVERAGE,
     NEIGHBOUR_SHARE,
     SEMANTIC_MATCH_MIN,
     SESSION_GAP_US,
     CandidateSets,
     neighbours,
     scaled_to_best,
+    set_weights,
     top_indices,
 )
 from tutor_memory.domain.recall.facts import Snapshot
@@ -88,3 +92,39 @@ def test_a_candidate_that_matches_nothing_brings_no_neighbours() -> None:
 def test_top_indices_are_the_stable_descending_sorts_first_k(values: list[float], k: int) -> None:
     array = np.asarray(values, np.float32)
     assert np.array_equal(top_indices(array, k), np.argsort(-array, kind="stable")[:k])
+
+
+def test_a_lexical_match_of_the_whole_query_outweighs_a_neighbour_just_past_the_threshold() -> None:
+    lexical, dense = set_weights(
+        1.0, np.asarray([CENTRED_MATCH_MIN + 0.02, 0.1], np.float32), centred=True
+    )
+    assert lexical == 1.0
+    assert 0 < dense < 0.2
+
+
+def test_a_close_neighbour_outweighs_a_lexical_match_of_the_querys_form_words_only() -> None:
+    """The paraphrase class of issue 13: the question shares only 'what did we say about' with
+    other questions, and its memory no word at all."""
+    lexical, dense = set_weights(
+        0.15, np.asarray([CENTRED_MATCH_MIN + DENSE_FULL_SPAN, 0.2], np.float32), centred=True
+    )
+    assert dense == 1.0
+    assert lexical < 0.5
+
+
+def test_the_better_graded_set_counts_fully_and_the_uncentred_threshold_applies_uncentred() -> None:
+    similarities = np.asarray([SEMANTIC_MATCH_MIN + DENSE_FULL_SPAN / 2], np.float32)
+    lexical, dense = set_weights(LEXICAL_FULL_COVERAGE / 4, similarities, centred=False)
+    assert dense == 1.0
+    assert np.isclose(lexical, 0.5)
+    assert set_weights(0.5, np.empty(0, np.float32), centred=True) == (1.0, 1.0)
+    # Neither set matches at all: nothing to weigh.
+    assert set_weights(0.0, np.asarray([0.1], np.float32), centred=True) == (1.0, 1.0)
+
+
+def test_a_neighbours_weight_scales_its_relevance() -> None:
+    ids = np.asarray([7, 8], np.int64)
+    similarities = np.asarray([0.62, 0.5], np.float32)
+    whole = CandidateSets().add_neighbours(ids, similarities)
+    half = CandidateSets().add_neighbours(ids, similarities, weight=0.5)
+    assert np.allclose(half, whole * 0.5)

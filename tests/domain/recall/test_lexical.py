@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutor_memory.domain.recall.lexical import BM25_B, BM25_K1, bm25
+from tutor_memory.domain.recall.lexical import BM25_B, BM25_K1, bm25, coverage
 
 
 def _postings(positions: list[int], tfs: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -76,3 +76,23 @@ def test_common_and_rare_stems_are_summed_alike(
     for other in (sorted_path, dense_path):
         assert np.array_equal(got[0], other[0])
         assert np.array_equal(got[1], other[1])
+
+
+def test_an_average_episode_holding_every_query_stem_once_covers_the_whole_query() -> None:
+    lengths = np.full(6, 5, np.uint32)
+    postings = [_postings([0, 3], [1, 1]), _postings([0, 4], [1, 1])]
+    positions, scores = bm25(postings, lengths)
+    assert positions[int(np.argmax(scores))] == 0
+    assert math.isclose(coverage(postings, len(lengths), float(scores.max())), 1.0, rel_tol=1e-6)
+
+
+def test_common_stems_cover_little_of_a_query_whose_rare_stem_no_episode_holds() -> None:
+    """'what did we say about polygons' where no episode says 'polygon': the episodes that
+    match 'say' cover a small share of the query."""
+    lengths = np.full(300, 6, np.uint32)
+    common = _postings(list(range(0, 300, 3)), [1] * 100)
+    missing = _postings([], [])
+    _positions, scores = bm25([common, missing], lengths)
+    covered = coverage([common, missing], len(lengths), float(scores.max()))
+    assert 0 < covered < 0.25
+    assert coverage([missing], len(lengths), 0.0) == 0.0

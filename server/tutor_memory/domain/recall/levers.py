@@ -32,7 +32,8 @@ class Lever(enum.StrEnum):
     # subject map routed the query to.
     CONCEPTS = "concepts"
     # The calibration of scores across sets (each set scaled to its best, the dense set from
-    # its match threshold): off, each set's relevance is its reciprocal rank instead
+    # its match threshold, the lexical and dense sets weighed by their best's grade,
+    # `candidates.set_weights`): off, each set's relevance is its reciprocal rank instead
     # (`candidates.reciprocal_rank_relevance`), the plain rank-fusion alternative.
     CALIBRATION = "calibration"
 

@@ -44,7 +44,7 @@ def bm25(
         if k == 0:
             continue
         positions, tf = positions[:k], tfs[:k].astype(np.float64)
-        idf = math.log(1.0 + (n - k + 0.5) / (k + 0.5))
+        idf = _idf(n, k)
         norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[positions] / avg_length)
         hit_positions.append(positions)
         hit_scores.append(idf * tf * (BM25_K1 + 1.0) / (tf + norm))
@@ -63,3 +63,17 @@ def bm25(
     unique, inverse = np.unique(positions, return_inverse=True)
     scores = np.bincount(inverse, weights=weights)
     return unique.astype(np.int64), scores.astype(np.float32)
+
+
+def _idf(n: int, k: int) -> float:
+    """BM25's inverse document frequency of a stem held by k of n episodes."""
+    return math.log(1.0 + (n - k + 0.5) / (k + 0.5))
+
+
+def coverage(postings: Sequence[Postings], n: int, best: float) -> float:
+    """How much of the query the best BM25 score covers, in [0, 1]: `best` over the score of an
+    episode of average length holding every query stem once (the sum of their idfs). A stem no
+    episode among the first n holds counts with the idf of a stem held by none: the query's
+    topic word missing from the history lowers the coverage of whatever the other stems match."""
+    ideal = sum(_idf(n, int(np.searchsorted(positions, n))) for positions, _ in postings)
+    return min(1.0, best / ideal) if ideal > 0 else 0.0
