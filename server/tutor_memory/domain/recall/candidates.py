@@ -32,10 +32,10 @@ CENTRED_MATCH_MIN = 0.30
 # - lexical: its BM25 coverage (`lexical.coverage`) over LEXICAL_FULL_COVERAGE;
 # - dense: how far its similarity is past the match threshold, over DENSE_FULL_SPAN.
 # Chosen on LoCoMo's development split and bench_centring's ten paraphrases together, among
-# coverages 0.3-0.85 and spans 0.2-0.5: the one pair that showed every paraphrase the ungraded
-# sets showed, and more at 150 tokens (5 / 5 / 5 of 10 at 150 / 300 / 750 tokens, against 3 / 5 /
-# 5), while it gained 3.9 and 1.1 points of LoCoMo dev recall at 150 and 300 tokens. Pairs with
-# up to 0.6 more at 150 tokens lost a paraphrase there.
+# coverages 0.3-0.85 and spans 0.2-0.5. Three pairs showed 5 / 5 / 5 paraphrases of 10 at 150 /
+# 300 / 750 tokens (3 / 5 / 5 ungraded); of those, this one gained the most LoCoMo dev recall,
+# 3.9 and 1.1 points at 150 and 300 tokens (the other two 2.0-2.3 and -0.7 to -0.4). Pairs with
+# up to 0.6 points more at 150 tokens lost a paraphrase at some budget.
 LEXICAL_FULL_COVERAGE = 0.7
 DENSE_FULL_SPAN = 0.3
 # Most memories one block shows.
@@ -84,9 +84,9 @@ def scaled_to_best(scores: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     and a candidate found by several sets keeps its best relevance. So a neighbour clearly closer
     than any lexical match does not lose to one merely for sharing no word, and a neighbour just
     past its threshold does not count as much as a match of every query word. Chosen over
-    reciprocal rank fusion, which
-    measured worse on LoCoMo's development split (18-20 points at 150-300 tokens): ranks make
-    relevance nearly flat across the top candidates, and salience and recency then reorder them.
+    reciprocal rank fusion, which measured worse on LoCoMo's development split (18-20 points at
+    150-300 tokens): ranks make relevance nearly flat across the top candidates, and salience and
+    recency then reorder them.
     """
     if len(scores) == 0:
         return scores.astype(np.float32)
