@@ -3,6 +3,7 @@ reads. The browser tests (test_console_browser.py) check what a person sees."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -133,6 +134,16 @@ async def test_the_console_never_writes(site: Site) -> None:
         await client.get("/map", params={**CHAIN, "concept": "osmosis"})
         await client.get("/timeline", params={**CHAIN, "kind": "check"})
     assert _dump(site.harness.config) == before
+
+
+async def test_the_inspector_says_how_the_sets_found_by_words_and_by_meaning_were_weighed(
+    site: Site,
+) -> None:
+    async with signed_in(site, TOKEN_A) as client:
+        reply = await client.get("/inspector", params={**CHAIN, "q": "osmosis", "run": "1"})
+    assert reply.status_code == 200
+    assert 'id="set-weights"' in reply.text
+    assert re.search(r"found by words \u00d7 [01]\.\d\d, by meaning \u00d7 [01]\.\d\d", reply.text)
 
 
 async def test_an_episode_that_is_a_script_renders_as_text(site: Site) -> None:

@@ -2816,8 +2816,15 @@ type BuildBlockReply struct {
 	// acknowledges episodes before their embedding is computed. They are already recalled by their
 	// words and by recency; 0 when recall by meaning sees the whole chain.
 	VectorsPending uint32 `protobuf:"varint,15,opt,name=vectors_pending,json=vectorsPending,proto3" json:"vectors_pending,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// With BuildBlockRequest.explain: the factors on the lexical and the dense set's relevance,
+	// 0..1. The set whose best candidate matches the query better counts fully (1); the other is
+	// scaled by how well its best matches against the better one's. Both 1 when the turn had no
+	// query, no dense neighbours, or the server's calibration lever is off; 0 (unset) without
+	// explain.
+	LexicalWeight float32 `protobuf:"fixed32,16,opt,name=lexical_weight,json=lexicalWeight,proto3" json:"lexical_weight,omitempty"`
+	DenseWeight   float32 `protobuf:"fixed32,17,opt,name=dense_weight,json=denseWeight,proto3" json:"dense_weight,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BuildBlockReply) Reset() {
@@ -2951,6 +2958,20 @@ func (x *BuildBlockReply) GetCandidatesConsidered() uint32 {
 func (x *BuildBlockReply) GetVectorsPending() uint32 {
 	if x != nil {
 		return x.VectorsPending
+	}
+	return 0
+}
+
+func (x *BuildBlockReply) GetLexicalWeight() float32 {
+	if x != nil {
+		return x.LexicalWeight
+	}
+	return 0
+}
+
+func (x *BuildBlockReply) GetDenseWeight() float32 {
+	if x != nil {
+		return x.DenseWeight
 	}
 	return 0
 }
@@ -6094,7 +6115,7 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"\x05label\x18\x03 \x01(\tR\x05label\"3\n" +
 	"\vStageTiming\x12\x14\n" +
 	"\x05stage\x18\x01 \x01(\tR\x05stage\x12\x0e\n" +
-	"\x02ms\x18\x02 \x01(\x01R\x02ms\"\x87\x05\n" +
+	"\x02ms\x18\x02 \x01(\x01R\x02ms\"\xd1\x05\n" +
 	"\x0fBuildBlockReply\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x129\n" +
 	"\bsections\x18\x02 \x03(\v2\x1d.tutor_memory.v1.BlockSectionR\bsections\x128\n" +
@@ -6116,7 +6137,9 @@ const file_tutor_memory_v1_memory_proto_rawDesc = "" +
 	"candidates\x18\r \x03(\v2 .tutor_memory.v1.CandidateReasonR\n" +
 	"candidates\x123\n" +
 	"\x15candidates_considered\x18\x0e \x01(\rR\x14candidatesConsidered\x12'\n" +
-	"\x0fvectors_pending\x18\x0f \x01(\rR\x0evectorsPending\"\xbb\x01\n" +
+	"\x0fvectors_pending\x18\x0f \x01(\rR\x0evectorsPending\x12%\n" +
+	"\x0elexical_weight\x18\x10 \x01(\x02R\rlexicalWeight\x12!\n" +
+	"\fdense_weight\x18\x11 \x01(\x02R\vdenseWeight\"\xbb\x01\n" +
 	"\x15AnnotateAnswerRequest\x12\x1d\n" +
 	"\n" +
 	"student_id\x18\x01 \x01(\tR\tstudentId\x12\x1d\n" +

@@ -111,6 +111,7 @@ class _Trace:
     last_turns: list[int] | None = None
     snapshot: Snapshot | None = None
     turn: int | None = None
+    weights: tuple[float, float] = (1.0, 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +346,8 @@ class BlockBuilder:
                 lexical_weight, dense_weight = set_weights(
                     text.lexical_coverage, found.similarities, centred=found.centred
                 )
+                if trace is not None:
+                    trace.weights = (lexical_weight, dense_weight)
             lexical, lexical_relevance = text.lexical, text.lexical_relevance * lexical_weight
             if levers.on(Lever.LEXICAL):
                 sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
@@ -493,6 +496,7 @@ class BlockBuilder:
         made.candidates = [
             dataclasses.replace(c, row=rows.get(c.episode_id)) for c in made.candidates
         ]
+        made.lexical_weight, made.dense_weight = trace.weights
         return made
 
     def _overhead(

@@ -524,7 +524,7 @@ class StageTiming(_message.Message):
     def __init__(self, stage: _Optional[str] = ..., ms: _Optional[float] = ...) -> None: ...
 
 class BuildBlockReply(_message.Message):
-    __slots__ = ("text", "sections", "memories", "block_id", "tokens_used", "budget_tokens", "record_mode", "time_window", "no_record", "dropped", "timings", "tokenizer", "candidates", "candidates_considered", "vectors_pending")
+    __slots__ = ("text", "sections", "memories", "block_id", "tokens_used", "budget_tokens", "record_mode", "time_window", "no_record", "dropped", "timings", "tokenizer", "candidates", "candidates_considered", "vectors_pending", "lexical_weight", "dense_weight")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SECTIONS_FIELD_NUMBER: _ClassVar[int]
     MEMORIES_FIELD_NUMBER: _ClassVar[int]
@@ -540,6 +540,8 @@ class BuildBlockReply(_message.Message):
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_CONSIDERED_FIELD_NUMBER: _ClassVar[int]
     VECTORS_PENDING_FIELD_NUMBER: _ClassVar[int]
+    LEXICAL_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    DENSE_WEIGHT_FIELD_NUMBER: _ClassVar[int]
     text: str
     sections: _containers.RepeatedCompositeFieldContainer[BlockSection]
     memories: _containers.RepeatedCompositeFieldContainer[BlockMemory]
@@ -555,7 +557,9 @@ class BuildBlockReply(_message.Message):
     candidates: _containers.RepeatedCompositeFieldContainer[CandidateReason]
     candidates_considered: int
     vectors_pending: int
-    def __init__(self, text: _Optional[str] = ..., sections: _Optional[_Iterable[_Union[BlockSection, _Mapping]]] = ..., memories: _Optional[_Iterable[_Union[BlockMemory, _Mapping]]] = ..., block_id: _Optional[str] = ..., tokens_used: _Optional[int] = ..., budget_tokens: _Optional[int] = ..., record_mode: _Optional[bool] = ..., time_window: _Optional[_Union[TimeWindow, _Mapping]] = ..., no_record: _Optional[bool] = ..., dropped: _Optional[bool] = ..., timings: _Optional[_Iterable[_Union[StageTiming, _Mapping]]] = ..., tokenizer: _Optional[str] = ..., candidates: _Optional[_Iterable[_Union[CandidateReason, _Mapping]]] = ..., candidates_considered: _Optional[int] = ..., vectors_pending: _Optional[int] = ...) -> None: ...
+    lexical_weight: float
+    dense_weight: float
+    def __init__(self, text: _Optional[str] = ..., sections: _Optional[_Iterable[_Union[BlockSection, _Mapping]]] = ..., memories: _Optional[_Iterable[_Union[BlockMemory, _Mapping]]] = ..., block_id: _Optional[str] = ..., tokens_used: _Optional[int] = ..., budget_tokens: _Optional[int] = ..., record_mode: _Optional[bool] = ..., time_window: _Optional[_Union[TimeWindow, _Mapping]] = ..., no_record: _Optional[bool] = ..., dropped: _Optional[bool] = ..., timings: _Optional[_Iterable[_Union[StageTiming, _Mapping]]] = ..., tokenizer: _Optional[str] = ..., candidates: _Optional[_Iterable[_Union[CandidateReason, _Mapping]]] = ..., candidates_considered: _Optional[int] = ..., vectors_pending: _Optional[int] = ..., lexical_weight: _Optional[float] = ..., dense_weight: _Optional[float] = ...) -> None: ...
 
 class AnnotateAnswerRequest(_message.Message):
     __slots__ = ("student_id", "subject_id", "answer_episode_id", "block_id", "memory_ids")

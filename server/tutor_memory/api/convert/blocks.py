@@ -79,6 +79,8 @@ def block_to_proto(block: Block, *, budget_tokens: int, tokenizer: str) -> pb.Bu
     if block.explanation is not None:
         reply.candidates.extend(reason_to_proto(c) for c in block.explanation.candidates)
         reply.candidates_considered = block.explanation.considered
+        reply.lexical_weight = block.explanation.lexical_weight
+        reply.dense_weight = block.explanation.dense_weight
     return reply
 
 

@@ -76,6 +76,9 @@ class Explanation:
     candidates: list[CandidateReason] = field(default_factory=list)
     # Distinct candidates of the turn; more than len(candidates) when the list was cut.
     considered: int = 0
+    # The factors on the lexical and the dense set's relevance (`candidates.set_weights`).
+    lexical_weight: float = 1.0
+    dense_weight: float = 1.0
 
 
 @dataclass(slots=True)

@@ -1151,6 +1151,15 @@ export interface BuildBlockReply {
    * words and by recency; 0 when recall by meaning sees the whole chain.
    */
   vectorsPending: number;
+  /**
+   * With BuildBlockRequest.explain: the factors on the lexical and the dense set's relevance,
+   * 0..1. The set whose best candidate matches the query better counts fully (1); the other is
+   * scaled by how well its best matches against the better one's. Both 1 when the turn had no
+   * query, no dense neighbours, or the server's calibration lever is off; 0 (unset) without
+   * explain.
+   */
+  lexicalWeight: number;
+  denseWeight: number;
 }
 
 export interface AnnotateAnswerRequest {
@@ -5471,6 +5480,8 @@ function createBaseBuildBlockReply(): BuildBlockReply {
     candidates: [],
     candidatesConsidered: 0,
     vectorsPending: 0,
+    lexicalWeight: 0,
+    denseWeight: 0,
   };
 }
 
@@ -5520,6 +5531,12 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
     }
     if (message.vectorsPending !== 0) {
       writer.uint32(120).uint32(message.vectorsPending);
+    }
+    if (message.lexicalWeight !== 0) {
+      writer.uint32(133).float(message.lexicalWeight);
+    }
+    if (message.denseWeight !== 0) {
+      writer.uint32(141).float(message.denseWeight);
     }
     return writer;
   },
@@ -5657,6 +5674,22 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
             message.vectorsPending = reader.uint32();
             continue;
           }
+          case 16: {
+            if (tag !== 133) {
+              break;
+            }
+
+            message.lexicalWeight = reader.float();
+            continue;
+          }
+          case 17: {
+            if (tag !== 141) {
+              break;
+            }
+
+            message.denseWeight = reader.float();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5726,6 +5759,16 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
         : isSet(object.vectors_pending)
         ? globalThis.Number(object.vectors_pending)
         : 0,
+      lexicalWeight: isSet(object.lexicalWeight)
+        ? globalThis.Number(object.lexicalWeight)
+        : isSet(object.lexical_weight)
+        ? globalThis.Number(object.lexical_weight)
+        : 0,
+      denseWeight: isSet(object.denseWeight)
+        ? globalThis.Number(object.denseWeight)
+        : isSet(object.dense_weight)
+        ? globalThis.Number(object.dense_weight)
+        : 0,
     };
   },
 
@@ -5776,6 +5819,12 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
     if (message.vectorsPending !== 0) {
       obj.vectorsPending = Math.round(message.vectorsPending);
     }
+    if (message.lexicalWeight !== 0) {
+      obj.lexicalWeight = floatToJson(message.lexicalWeight);
+    }
+    if (message.denseWeight !== 0) {
+      obj.denseWeight = floatToJson(message.denseWeight);
+    }
     return obj;
   },
 
@@ -5801,6 +5850,8 @@ export const BuildBlockReply: MessageFns<BuildBlockReply> = {
     message.candidates = object.candidates?.map((e) => CandidateReason.fromPartial(e)) || [];
     message.candidatesConsidered = object.candidatesConsidered ?? 0;
     message.vectorsPending = object.vectorsPending ?? 0;
+    message.lexicalWeight = object.lexicalWeight ?? 0;
+    message.denseWeight = object.denseWeight ?? 0;
     return message;
   },
 };
