@@ -41,7 +41,14 @@ def _without_volatile(reply: pb.BuildBlockReply) -> pb.BuildBlockReply:
     the explanation itself."""
     copy = pb.BuildBlockReply()
     copy.CopyFrom(reply)
-    for name in ("block_id", "timings", "candidates", "candidates_considered"):
+    for name in (
+        "block_id",
+        "timings",
+        "candidates",
+        "candidates_considered",
+        "lexical_weight",
+        "dense_weight",
+    ):
         copy.ClearField(name)
     return copy
 
@@ -61,6 +68,10 @@ async def test_the_explained_block_is_the_block(seeded: Harness) -> None:
         assert _without_volatile(explained) == _without_volatile(plain), query
         assert not plain.candidates
         assert plain.candidates_considered == 0
+        assert (plain.lexical_weight, plain.dense_weight) == (0.0, 0.0)
+        if mode == pb.BLOCK_MODE_FULL and query:
+            assert min(explained.lexical_weight, explained.dense_weight) >= 0
+            assert max(explained.lexical_weight, explained.dense_weight) == 1.0
 
 
 async def test_every_shown_memory_is_a_shown_candidate_in_rank_order(seeded: Harness) -> None:
