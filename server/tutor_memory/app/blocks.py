@@ -79,7 +79,7 @@ from tutor_memory.domain.recall.record_mode import is_record_question, record_to
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
 from tutor_memory.domain.text.normalise import normalise
-from tutor_memory.domain.text.stems import query_terms
+from tutor_memory.domain.text.stems import grouped_query_terms
 from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import ChainTable, RecallTables
 from tutor_memory.index.vectors import VectorIndex
@@ -425,11 +425,14 @@ class BlockBuilder:
             calibrate = (
                 scaled_to_best if self.levers.on(Lever.CALIBRATION) else reciprocal_rank_relevance
             )
-            postings = table.postings(query_terms(words))
+            terms, stemmed_words = grouped_query_terms(words)
+            postings = table.postings(terms)
             lexical, scores = bm25(postings, snap.length)
             relevance = calibrate(scores)
             if len(scores):
-                covered = coverage(postings, len(snap.length), float(scores.max()))
+                covered = coverage(
+                    terms, postings, stemmed_words, len(snap.length), float(scores.max())
+                )
         tagged = table.tagged(normalise(words)) if self.levers.on(Lever.CONCEPTS) else None
         return _TextMatches(words, lexical, relevance, covered, tagged)
 

@@ -78,21 +78,27 @@ def test_common_and_rare_stems_are_summed_alike(
         assert np.array_equal(got[1], other[1])
 
 
-def test_an_average_episode_holding_every_query_stem_once_covers_the_whole_query() -> None:
+def test_an_average_episode_holding_every_query_word_once_covers_the_whole_query() -> None:
     lengths = np.full(6, 5, np.uint32)
-    postings = [_postings([0, 3], [1, 1]), _postings([0, 4], [1, 1])]
+    terms = ["osmosi", "diffus", "diffusion"]
+    # "diffusion" is the word's stem in a second guessed language, which no episode holds: the
+    # word counts once, by the stem the history holds.
+    postings = [_postings([0, 3], [1, 1]), _postings([0, 4], [1, 1]), _postings([], [])]
+    words = [("osmosi",), ("diffus", "diffusion")]
     positions, scores = bm25(postings, lengths)
     assert positions[int(np.argmax(scores))] == 0
-    assert math.isclose(coverage(postings, len(lengths), float(scores.max())), 1.0, rel_tol=1e-6)
+    covered = coverage(terms, postings, words, len(lengths), float(scores.max()))
+    assert math.isclose(covered, 1.0, rel_tol=1e-6)
 
 
-def test_common_stems_cover_little_of_a_query_whose_rare_stem_no_episode_holds() -> None:
+def test_common_stems_cover_little_of_a_query_whose_rare_word_no_episode_holds() -> None:
     """'what did we say about polygons' where no episode says 'polygon': the episodes that
     match 'say' cover a small share of the query."""
     lengths = np.full(300, 6, np.uint32)
-    common = _postings(list(range(0, 300, 3)), [1] * 100)
-    missing = _postings([], [])
-    _positions, scores = bm25([common, missing], lengths)
-    covered = coverage([common, missing], len(lengths), float(scores.max()))
+    terms = ["say", "polygon", "polygons"]
+    postings = [_postings(list(range(0, 300, 3)), [1] * 100), _postings([], []), _postings([], [])]
+    words = [("say",), ("polygon", "polygons")]
+    _positions, scores = bm25(postings, lengths)
+    covered = coverage(terms, postings, words, len(lengths), float(scores.max()))
     assert 0 < covered < 0.25
-    assert coverage([missing], len(lengths), 0.0) == 0.0
+    assert coverage(terms[1:], postings[1:], words[1:], len(lengths), 0.0) == 0.0

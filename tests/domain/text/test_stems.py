@@ -3,7 +3,12 @@ clitics folded, a query stemmed in its two best guesses."""
 
 from __future__ import annotations
 
-from tutor_memory.domain.text.stems import document_terms, guess_languages, query_terms
+from tutor_memory.domain.text.stems import (
+    document_terms,
+    grouped_query_terms,
+    guess_languages,
+    query_terms,
+)
 
 
 def test_a_text_is_stemmed_in_the_language_its_stop_words_name() -> None:
@@ -39,3 +44,12 @@ def test_a_query_is_stemmed_in_its_two_best_guesses_without_either_ones_stop_wor
     assert not {"what", "did", "we", "about"} & set(terms)
     assert guess_languages(["the", "of", "cell"])[0] == "en"
     assert guess_languages(["nothing", "known", "here"])[0] == "en"
+
+
+def test_query_stems_are_grouped_by_the_word_they_stem_in_each_guessed_language() -> None:
+    terms, words = grouped_query_terms("Is osmosis a kind of diffusion? osmosis!")
+    assert terms == query_terms("Is osmosis a kind of diffusion? osmosis!")
+    assert sorted(stem for word in words for stem in word) == sorted(terms)
+    # One group per distinct word, whatever the number of languages that stem it.
+    assert len(words) == 3
+    assert all(len(set(word)) == len(word) for word in words)

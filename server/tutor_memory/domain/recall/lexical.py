@@ -70,10 +70,22 @@ def _idf(n: int, k: int) -> float:
     return math.log(1.0 + (n - k + 0.5) / (k + 0.5))
 
 
-def coverage(postings: Sequence[Postings], n: int, best: float) -> float:
+def coverage(
+    terms: Sequence[str],
+    postings: Sequence[Postings],
+    words: Sequence[tuple[str, ...]],
+    n: int,
+    best: float,
+) -> float:
     """How much of the query the best BM25 score covers, in [0, 1]: `best` over the score of an
-    episode of average length holding every query stem once (the sum of their idfs). A stem no
-    episode among the first n holds counts with the idf of a stem held by none: the query's
-    topic word missing from the history lowers the coverage of whatever the other stems match."""
-    ideal = sum(_idf(n, int(np.searchsorted(positions, n))) for positions, _ in postings)
+    episode of average length holding every query word once, that is the sum over the query's
+    `words` (each the stems of one word, `text.stems.grouped_query_terms`; `postings` line up
+    with `terms`) of the idf of the word's stem that most episodes hold. A word no episode among
+    the first n holds counts with the idf of a stem held by none: the query's topic word missing
+    from the history lowers the coverage of whatever the other words match."""
+    held = {
+        term: int(np.searchsorted(positions, n))
+        for term, (positions, _) in zip(terms, postings, strict=True)
+    }
+    ideal = sum(_idf(n, max(held.get(stem, 0) for stem in word)) for word in words)
     return min(1.0, best / ideal) if ideal > 0 else 0.0

@@ -154,12 +154,23 @@ def document_terms(text: str) -> tuple[str, Counter[str]]:
 def query_terms(query: str) -> list[str]:
     """The stems a query is looked up by: its words in its best-guessed languages, stop words of
     those languages left out, each stem once, in the order the words came."""
+    return grouped_query_terms(query)[0]
+
+
+def grouped_query_terms(query: str) -> tuple[list[str], list[tuple[str, ...]]]:
+    """`query_terms`, and the same stems grouped by the word they stem: one group per distinct
+    word kept, holding its stem in each guessed language (one stem when they agree). A word is
+    one word of the query however many languages stem it, which is what BM25's coverage of the
+    query counts (`domain.recall.lexical.coverage`)."""
     words = split_words(normalise(query))
     codes = guess_languages(words)[:QUERY_LANGUAGES]
     # A stop word of either guess is left out in both: the second guess must not bring back
     # the first one's "what" and "did".
     stop_words = frozenset().union(*(_languages()[c].stop_words for c in codes))
+    # Each language's stems line up with the same kept words (stop words are left out alike).
+    per_code = [_stems(words, code, stop_words) for code in codes]
     out: dict[str, None] = {}
-    for code in codes:
-        out.update(dict.fromkeys(_stems(words, code, stop_words)))
-    return list(out)
+    for stems in per_code:
+        out.update(dict.fromkeys(stems))
+    groups = {tuple(dict.fromkeys(word)): None for word in zip(*per_code, strict=True)}
+    return list(out), list(groups)
