@@ -126,6 +126,23 @@ def probe_history(memory: str, student: str, seed: int) -> list[pb.NewEpisode]:
     ]
 
 
+def probe_request(
+    student: str, query: str, budget: int, *, explain: bool = False
+) -> pb.BuildBlockRequest:
+    """The FULL block a probe asks for, at PROBE_NOW in UTC."""
+    request = pb.BuildBlockRequest(
+        student_id=student,
+        subject_id=PROBE_SUBJECT,
+        query=query,
+        budget_tokens=budget,
+        time_zone="UTC",
+        mode=pb.BLOCK_MODE_FULL,
+        explain=explain,
+    )
+    request.now.FromDatetime(PROBE_NOW)
+    return request
+
+
 # -- 1 and 2: LoCoMo, by the embedder alone ------------------------------------------------------
 
 
@@ -222,16 +239,7 @@ def _probe_server(*extra: str) -> list[dict[str, Any]]:
                     wait_for_vectors(stub, student)
                     shown = {}
                     for budget in PROBE_BUDGETS:
-                        request = pb.BuildBlockRequest(
-                            student_id=student,
-                            subject_id=PROBE_SUBJECT,
-                            query=query,
-                            budget_tokens=budget,
-                            time_zone="UTC",
-                            mode=pb.BLOCK_MODE_FULL,
-                        )
-                        request.now.FromDatetime(PROBE_NOW)
-                        block = stub.BuildBlock(request, timeout=30)
+                        block = stub.BuildBlock(probe_request(student, query, budget), timeout=30)
                         shown[str(budget)] = remembered in [m.episode_id for m in block.memories]
                     rows.append({"query": query, "memory": memory, "shown": shown})
         finally:

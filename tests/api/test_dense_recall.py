@@ -5,10 +5,9 @@ among hundreds of questions of the question's own form about other things (issue
 from __future__ import annotations
 
 import pytest
-from bench.bench_centring import PARAPHRASES, PROBE_NOW, PROBE_SUBJECT, probe_history
+from bench.bench_centring import PARAPHRASES, probe_history, probe_request
 
 from tests.helpers.harness import A, Harness
-from tutor_memory_client._proto import memory_pb2 as pb
 
 # Two the plain cosine misses at 300 tokens (bench/results/centring.md): Italian and English.
 CASES = [pytest.param(4, id="italian"), pytest.param(7, id="english")]
@@ -22,14 +21,5 @@ async def test_a_paraphrase_among_hundreds_of_same_form_questions_is_in_a_small_
     # The chain the benchmark builds for this pair (the seed is the pair's index there).
     reply = await harness.ingest(probe_history(memory, "s1", seed=pair))
     remembered = reply.items[0].episode_id
-    request = pb.BuildBlockRequest(
-        student_id="s1",
-        subject_id=PROBE_SUBJECT,
-        query=query,
-        budget_tokens=300,
-        time_zone="UTC",
-        mode=pb.BLOCK_MODE_FULL,
-    )
-    request.now.FromDatetime(PROBE_NOW)
-    got = await harness.stub.BuildBlock(request, metadata=A)
+    got = await harness.stub.BuildBlock(probe_request("s1", query, 300), metadata=A)
     assert remembered in [m.episode_id for m in got.memories]

@@ -5,14 +5,19 @@ outweighs the questions that share only the question's form words."""
 from __future__ import annotations
 
 import pytest
-from bench.bench_centring import PARAPHRASES, PROBE_NOW, PROBE_SUBJECT, probe_history
+from bench.bench_centring import (
+    PARAPHRASES,
+    PROBE_NOW,
+    PROBE_SUBJECT,
+    probe_history,
+    probe_request,
+)
 
 from tests.helpers.harness import A, Harness
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.recall.block import BlockRequest, Mode
 from tutor_memory.domain.recall.explain import Source
 from tutor_memory.domain.recall.levers import Lever, RecallLevers
-from tutor_memory_client._proto import memory_pb2 as pb
 
 # "How do plants turn sunlight into sugar?" asked about as "... what we learned about
 # photosynthesis?": no episode holds "photosynthesis", and "remind" and "learn" are in many of
@@ -61,16 +66,7 @@ async def test_an_explained_block_reports_the_weights_and_a_plain_one_leaves_the
 ) -> None:
     memory, query = PARAPHRASES[PAIR]
     await harness.ingest(probe_history(memory, "s1", seed=PAIR))
-    request = pb.BuildBlockRequest(
-        student_id="s1",
-        subject_id=PROBE_SUBJECT,
-        query=query,
-        budget_tokens=300,
-        time_zone="UTC",
-        mode=pb.BLOCK_MODE_FULL,
-        explain=True,
-    )
-    request.now.FromDatetime(PROBE_NOW)
+    request = probe_request("s1", query, 300, explain=True)
     explained = await harness.stub.BuildBlock(request, metadata=A)
     assert explained.dense_weight == pytest.approx(1.0)
     assert 0 < explained.lexical_weight < 0.75
