@@ -348,7 +348,9 @@ class BlockBuilder:
                 )
                 if trace is not None:
                     trace.weights = (lexical_weight, dense_weight)
-            lexical, lexical_relevance = text.lexical, text.lexical_relevance * lexical_weight
+            lexical, lexical_relevance = text.lexical, text.lexical_relevance
+            if lexical_weight != 1.0:  # most turns: the lexical set counts fully, no copy
+                lexical_relevance = lexical_relevance * lexical_weight
             if levers.on(Lever.LEXICAL):
                 sets.add(snap.ids[lexical], lexical_relevance, True, Source.LEXICAL)
             if text.tagged is not None:

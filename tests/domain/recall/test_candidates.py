@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from tutor_memory.domain.recall.candidates import (
     CENTRED_MATCH_MIN,
     DENSE_FULL_SPAN,
-    LEXICAL_FULL_COVERAGE,
     NEIGHBOUR_SHARE,
     SEMANTIC_MATCH_MIN,
     SESSION_GAP_US,
@@ -114,7 +113,7 @@ def test_a_close_neighbour_outweighs_a_lexical_match_of_the_querys_form_words_on
 
 def test_the_better_graded_set_counts_fully_and_the_uncentred_threshold_applies_uncentred() -> None:
     similarities = np.asarray([SEMANTIC_MATCH_MIN + DENSE_FULL_SPAN / 2], np.float32)
-    lexical, dense = set_weights(LEXICAL_FULL_COVERAGE / 4, similarities, centred=False)
+    lexical, dense = set_weights(0.25, similarities, centred=False)
     assert dense == 1.0
     assert np.isclose(lexical, 0.5)
     assert set_weights(0.5, np.empty(0, np.float32), centred=True) == (1.0, 1.0)

@@ -29,15 +29,14 @@ SEMANTIC_MATCH_MIN = 0.45
 CENTRED_MATCH_MIN = 0.30
 # How the lexical and the dense set weigh against each other (`set_weights`): each set's best is
 # graded by how well it matches the query on a scale of its own, from 0 to 1:
-# - lexical: its BM25 coverage of the query's words (`lexical.coverage`) over
-#   LEXICAL_FULL_COVERAGE (1: the coverage itself);
+# - lexical: its BM25 coverage of the query's words (`lexical.coverage`) itself;
 # - dense: how far its similarity is past the match threshold, over DENSE_FULL_SPAN.
 # Chosen on LoCoMo's development split and bench_centring's ten paraphrases together, among
-# coverages 0.7-1.0 and spans 0.25-0.3: the one pair that showed 5 / 5 / 5 paraphrases of 10 at
-# 150 / 300 / 750 tokens (3 / 5 / 5 ungraded), with 3.6 and 1.1 points more LoCoMo dev recall at
-# 150 and 300 tokens than ungraded. The others lost a paraphrase at some budget, among them the
-# pair with the most recall (0.7 / 0.3: 1.3 points more at 150 tokens, 60.1 at 300).
-LEXICAL_FULL_COVERAGE = 1.0
+# lexical grades full from a coverage of 0.7, 0.85 or 1 (the coverage itself) and spans 0.25-0.3:
+# the one pair that showed 5 / 5 / 5 paraphrases of 10 at 150 / 300 / 750 tokens (3 / 5 / 5
+# ungraded), with 3.6 and 1.1 points more LoCoMo dev recall at 150 and 300 tokens than ungraded.
+# The others lost a paraphrase at some budget, among them the pair with the most recall (full
+# from 0.7, span 0.3: 1.3 points more at 150 tokens, 60.1 at 300).
 DENSE_FULL_SPAN = 0.25
 # Most memories one block shows.
 MAX_MEMORIES = 60
@@ -109,12 +108,17 @@ def reciprocal_rank_relevance(scores: npt.NDArray[np.float32]) -> npt.NDArray[np
     return ((RRF_K + 1) / (RRF_K + ranks)).astype(np.float32)
 
 
+def match_threshold(*, centred: bool) -> float:
+    """The similarity from which a dense neighbour matches the query."""
+    return CENTRED_MATCH_MIN if centred else SEMANTIC_MATCH_MIN
+
+
 def set_weights(
     lexical_coverage: float, similarities: npt.NDArray[np.float32], *, centred: bool
 ) -> tuple[float, float]:
     """The factors for the lexical and the dense set's relevance (each already scaled to its own
     best): the set whose best matches better counts 1 and the other its grade over the better
-    one's (see LEXICAL_FULL_COVERAGE). Scaling each set to its own best alone made the nearest
+    one's (see DENSE_FULL_SPAN). Scaling each set to its own best alone made the nearest
     dense neighbour count as much as a lexical match of every query word however far it was: on
     LoCoMo's development split the block gained 5 points at 150 tokens without the dense set at
     all. Grading only the dense neighbour (by its similarity alone) lost the paraphrases whose
@@ -122,13 +126,12 @@ def set_weights(
     covers little of the query, and it is the grade of both that tells the two cases apart."""
     if len(similarities) == 0:
         return 1.0, 1.0
-    threshold = CENTRED_MATCH_MIN if centred else SEMANTIC_MATCH_MIN
-    lexical = min(1.0, lexical_coverage / LEXICAL_FULL_COVERAGE)
-    dense = min(1.0, max(0.0, float(similarities.max()) - threshold) / DENSE_FULL_SPAN)
-    better = max(lexical, dense)
+    past = float(similarities.max()) - match_threshold(centred=centred)
+    dense = min(1.0, max(0.0, past) / DENSE_FULL_SPAN)
+    better = max(lexical_coverage, dense)
     if better == 0.0:
         return 1.0, 1.0
-    return lexical / better, dense / better
+    return lexical_coverage / better, dense / better
 
 
 class CandidateSets:
@@ -176,7 +179,7 @@ class CandidateSets:
             return np.empty(0, np.float32)
         if self.found is not None:
             self.found.add(Source.DENSE, ids)
-        threshold = CENTRED_MATCH_MIN if centred else SEMANTIC_MATCH_MIN
+        threshold = match_threshold(centred=centred)
         matched = similarities >= threshold
         if calibrated:
             span = max(float(similarities.max()) - threshold, 1e-6)
