@@ -1,5 +1,7 @@
 """One whole block build without gRPC (BlockBuilder.build, the query embedding included), on
-bench_block's chain: its mixed FULL queries in turn, and a subject question alone."""
+bench_block's chain: its mixed FULL queries in turn, and a subject question alone, the second time
+its memories are shown (their rows and dates kept: app/shown_rows.py) and the first (read from the
+store)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pytest
 
 from bench.hot_path.conftest import RANKED_QUERIES, SIZES, OpenChain
 from tutor_memory.domain.recall.block import Block, BlockRequest
+from tutor_memory.domain.recall.block_text import format_date
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -29,19 +32,46 @@ def test_build_block_mixed_queries(
     assert block.tokens_used <= chain.mixed[0].budget_tokens
 
 
+def subject_request(chain: OpenChain) -> BlockRequest:
+    template = chain.mixed[0]
+    return BlockRequest(
+        template.chain, RANKED_QUERIES["subject"], template.budget_tokens, template.now_us,
+        template.time_zone, template.mode,
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 def test_build_block_subject_question(
     benchmark: Any, open_chain: Callable[[str], OpenChain], size: str
 ) -> None:
     chain = open_chain(size)
     builder = chain.services.blocks.builder
-    template = chain.mixed[0]
-    req = BlockRequest(
-        template.chain, RANKED_QUERIES["subject"], template.budget_tokens, template.now_us,
-        template.time_zone, template.mode,
-    )  # fmt: skip
+    req = subject_request(chain)
     benchmark.group = f"block build {size}"
     benchmark.extra_info.update(episodes=chain.episodes, queries=RANKED_QUERIES["subject"])
     block: Block = benchmark.pedantic(builder.build, (req,), rounds=100, warmup_rounds=10)
+    assert block.memories
+    assert block.tokens_used <= req.budget_tokens
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_build_block_subject_question_rows_read_from_the_store(
+    benchmark: Any, open_chain: Callable[[str], OpenChain], size: str
+) -> None:
+    chain = open_chain(size)
+    builder = chain.services.blocks.builder
+    req = subject_request(chain)
+
+    def forget_shown() -> None:
+        builder.shown_rows.forget(req.chain)
+        format_date.cache_clear()
+
+    benchmark.group = f"block build {size}"
+    benchmark.extra_info.update(
+        episodes=chain.episodes, queries=RANKED_QUERIES["subject"], rows="read from the store"
+    )
+    block: Block = benchmark.pedantic(
+        builder.build, (req,), setup=forget_shown, rounds=100, warmup_rounds=10
+    )
     assert block.memories
     assert block.tokens_used <= req.budget_tokens

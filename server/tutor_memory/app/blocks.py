@@ -23,6 +23,7 @@ import numpy.typing as npt
 from tutor_memory.app.batched_embeddings import BatchedEmbeddings
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.record_intent import embedded_examples
+from tutor_memory.app.shown_rows import ShownRows
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.domain.episodes import ChainKey
@@ -144,6 +145,8 @@ class BlockBuilder:
         levers: RecallLevers = ALL_ON,
     ) -> None:
         self._episodes = episodes
+        # The rows shown before, kept (app/shown_rows.py).
+        self.shown_rows = ShownRows(episodes)
         # Every lever on, except in an ablation (`domain.recall.levers`).
         self.levers = levers
         self._block_ids = block_ids
@@ -156,8 +159,10 @@ class BlockBuilder:
         self._sources = sources
 
     def forget(self, chain: ChainKey) -> None:
-        """A student was erased: the lines and frames counted may hold their words or queries,
-        so every remembered count goes (they are recounted once each)."""
+        """A student was erased: the rows kept and the lines and frames counted may hold their
+        words or queries, so every kept row and remembered count goes (read and recounted once
+        each)."""
+        self.shown_rows.forget(chain)
         self.counter.clear()
 
     def start_embedding(self, req: BlockRequest) -> Future[Vector] | None:
@@ -454,7 +459,7 @@ class BlockBuilder:
         extras: Extras,
     ) -> list[ShownMemory]:
         ids = snap.ids[positions].tolist()
-        rows = self._episodes.memory_rows(req.chain, ids)
+        rows = self.shown_rows.memory_rows(req.chain, ids)
         # The copies of every collapsed memory, found at once.
         copies = table.copies_of(snap.dup_key[positions[counts > 1]].tolist(), len(snap))
         shown = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 from tutor_memory.domain.episodes import ChainKey
@@ -45,10 +45,24 @@ class LruCache(Generic[K, V]):
                 self._items.move_to_end(key)
             return value
 
-    def put(self, key: K, value: V) -> None:
+    def get_many(self, keys: Sequence[K]) -> list[V | None]:
+        """`get` of each key, under one acquisition of the lock."""
         with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
+            found = [self._items.get(key) for key in keys]
+            for key, value in zip(keys, found, strict=True):
+                if value is not None:
+                    self._items.move_to_end(key)
+            return found
+
+    def put(self, key: K, value: V) -> None:
+        self.put_many([(key, value)])
+
+    def put_many(self, items: Sequence[tuple[K, V]]) -> None:
+        """`put` of each (key, value), in order, under one acquisition of the lock."""
+        with self._lock:
+            for key, value in items:
+                self._items[key] = value
+                self._items.move_to_end(key)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
                 self.evictions += 1

@@ -7,6 +7,7 @@ counts), the subject map, how to use it, and an end marker.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -40,6 +41,10 @@ KIND_PHRASES: dict[Kind, str] = {
 
 # A date as the block shows it: one line per day, heading the memories of that day.
 DATE_FORMAT = "%d %b %Y"
+# Dates kept formatted, by (instant, zone): a turn's memories are mostly the turn before's, and
+# converting an instant to a zone's calendar costs a few microseconds a row. A date is no secret
+# of its student (the instant is stored in the clear), so erasure need not drop them.
+DATES_KEPT = 32_768
 
 
 def no_record_line(label: str) -> str:
@@ -69,5 +74,6 @@ def sizing_line(kind: Kind, summary: str) -> str:
     return memory_line(kind, summary)
 
 
+@functools.lru_cache(maxsize=DATES_KEPT)
 def format_date(occurred_at_us: int, tz: ZoneInfo) -> str:
     return datetime.fromtimestamp(occurred_at_us / 1_000_000, tz=tz).strftime(DATE_FORMAT)
