@@ -20,9 +20,10 @@ from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.records import MemoryRow
 from tutor_memory.store.protocols import EpisodeReads
 
-# Rows kept, over all chains: a few hundred bytes each (a summary of up to a few hundred
-# characters and the row's numbers), so about 10-20 MB, enough for the memories recent turns of
-# a few thousand students showed.
+# Rows kept, over all chains: enough for the memories the recent turns of several hundred students
+# showed (a block shows up to a few dozen). 13.4 MiB for rows with 120-character summaries (about
+# 430 bytes a row, measured with tracemalloc); summaries are at most 500 characters
+# (MAX_SUMMARY_CHARS), so under 80 MB even if every one were at that limit in a 4-byte script.
 SHOWN_ROWS_KEPT = 32_768
 
 
