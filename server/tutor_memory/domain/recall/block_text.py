@@ -41,7 +41,7 @@ KIND_PHRASES: dict[Kind, str] = {
 
 # A date as the block shows it: one line per day, heading the memories of that day.
 DATE_FORMAT = "%d %b %Y"
-# Dates kept formatted, by (instant, zone): a turn's memories are mostly the turn before's, and
+# Dates kept formatted, by (instant, zone): consecutive turns show many of the same memories, and
 # converting an instant to a zone's calendar costs a few microseconds a row. A date is no secret
 # of its student (the instant is stored in the clear), so erasure need not drop them.
 DATES_KEPT = 32_768
