@@ -19,7 +19,7 @@ import grpc
 import pytest
 
 from tests.helpers.harness import A, Harness
-from tutor_memory.app.executors import EMBED_THREADS
+from tutor_memory.app.executors import TEXT_THREADS
 from tutor_memory.domain import budget as budget_module
 from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.errors import DeadlineExceeded
@@ -107,12 +107,13 @@ async def test_an_answer_whose_deadline_passes_stops_its_work_and_stores_nothing
         harness.stub.AppendEpisode(answer(SLOW_ANSWER), metadata=A, timeout=DEADLINE_SECONDS)
     )
     assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    # Every embed thread at once: the barrier opens only when the narration's thread is free,
+    # Every text thread at once (an answer's facts, its narration check among them, are derived
+    # on the text pool: Ledger.embed): the barrier opens only when the narration's thread is free,
     # whether it stopped or finished; what it did is in `stopped`.
-    barrier = threading.Barrier(EMBED_THREADS)
+    barrier = threading.Barrier(TEXT_THREADS)
     await asyncio.wait_for(
         asyncio.gather(
-            *(executors.run(executors.embed, barrier.wait, 60) for _ in range(EMBED_THREADS))
+            *(executors.run(executors.text, barrier.wait, 60) for _ in range(TEXT_THREADS))
         ),
         timeout=90,
     )
