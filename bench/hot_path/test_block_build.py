@@ -32,46 +32,42 @@ def test_build_block_mixed_queries(
     assert block.tokens_used <= chain.mixed[0].budget_tokens
 
 
-def subject_request(chain: OpenChain) -> BlockRequest:
+def benchmark_subject_question(
+    benchmark: Any, chain: OpenChain, size: str, forget_shown: bool
+) -> None:
+    """The subject question built 100 rounds; with `forget_shown`, its rows and dates are read
+    again every round (nothing kept from the round before)."""
+    builder = chain.services.blocks.builder
     template = chain.mixed[0]
-    return BlockRequest(
+    req = BlockRequest(
         template.chain, RANKED_QUERIES["subject"], template.budget_tokens, template.now_us,
         template.time_zone, template.mode,
     )  # fmt: skip
+
+    def forget() -> None:
+        builder.shown_rows.forget(req.chain)
+        format_date.cache_clear()
+
+    benchmark.group = f"block build {size}"
+    benchmark.extra_info.update(episodes=chain.episodes, queries=RANKED_QUERIES["subject"])
+    if forget_shown:
+        benchmark.extra_info.update(rows="read from the store")
+    block: Block = benchmark.pedantic(
+        builder.build, (req,), setup=forget if forget_shown else None, rounds=100, warmup_rounds=10
+    )
+    assert block.memories
+    assert block.tokens_used <= req.budget_tokens
 
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_build_block_subject_question(
     benchmark: Any, open_chain: Callable[[str], OpenChain], size: str
 ) -> None:
-    chain = open_chain(size)
-    builder = chain.services.blocks.builder
-    req = subject_request(chain)
-    benchmark.group = f"block build {size}"
-    benchmark.extra_info.update(episodes=chain.episodes, queries=RANKED_QUERIES["subject"])
-    block: Block = benchmark.pedantic(builder.build, (req,), rounds=100, warmup_rounds=10)
-    assert block.memories
-    assert block.tokens_used <= req.budget_tokens
+    benchmark_subject_question(benchmark, open_chain(size), size, forget_shown=False)
 
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_build_block_subject_question_rows_read_from_the_store(
     benchmark: Any, open_chain: Callable[[str], OpenChain], size: str
 ) -> None:
-    chain = open_chain(size)
-    builder = chain.services.blocks.builder
-    req = subject_request(chain)
-
-    def forget_shown() -> None:
-        builder.shown_rows.forget(req.chain)
-        format_date.cache_clear()
-
-    benchmark.group = f"block build {size}"
-    benchmark.extra_info.update(
-        episodes=chain.episodes, queries=RANKED_QUERIES["subject"], rows="read from the store"
-    )
-    block: Block = benchmark.pedantic(
-        builder.build, (req,), setup=forget_shown, rounds=100, warmup_rounds=10
-    )
-    assert block.memories
-    assert block.tokens_used <= req.budget_tokens
+    benchmark_subject_question(benchmark, open_chain(size), size, forget_shown=True)
