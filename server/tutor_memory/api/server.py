@@ -11,6 +11,7 @@ reached, and Memory calls get UNAVAILABLE until the load is done.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -356,6 +357,13 @@ async def serve(config: ServerConfig, alongside: Alongside | None = None) -> Non
         loop.add_signal_handler(sig, stop.set)
     loop.add_signal_handler(signal.SIGHUP, reload.set)
     app = await create_server(config)
+    # What the start-up made (modules, language data, phrase indexes: about 130,000 objects)
+    # lives as long as the process, so it is kept out of every later collection. A full
+    # collection holds the GIL, stalling every call in flight; serving a 100k-episode chain, one
+    # took 185-212 ms before and 22-27 ms after (docs/DESIGN.md P10). Chains loaded by then are
+    # freed by their reference counts when evicted (they hold no reference cycles), so nothing
+    # they hold waits for a collection that will not come.
+    gc.freeze()
 
     async def reloader() -> None:
         while True:
