@@ -234,18 +234,18 @@ class BlockBuilder:
             # embedding (domain.recall.record_intent). The text search of the question as asked
             # runs first, while the model embeds it; what is left of the wait is timed as its
             # own stage. (Kept unless the examples make it a record question.)
+            # The words searched if the examples make it a record question about a topic are
+            # searched too while the model is still running (3-4 ms from its start on the AMD
+            # host of the latest benchmarks, a search 1-2 ms): else that search follows the wait.
+            maybe_topic = record_topic(req.query)
             early_topic: _TextMatches | None = None
             if table is not None and snap is not None and len(snap):
                 early = self._text_matches(table, snap, req.query)
-                # The words searched if the examples make it a record question about a topic,
-                # searched too while the model is still running (3-4 ms from its start on the
-                # development host, a search 1-2 ms): else that search follows the wait.
-                maybe_topic = record_topic(req.query)
                 if maybe_topic is not None and not embedding.done():
                     early_topic = self._text_matches(table, snap, maybe_topic)
                 timer.lap("text")
             record = self._record_examples.closer_to_record(embedding.result())
-            topic = record_topic(req.query) if record else None
+            topic = maybe_topic if record else None
             if record and early_topic is not None:
                 early = early_topic
             timer.lap("record_intent")
