@@ -4,6 +4,7 @@ vector per text, batched while the model is busy, errors to every waiting call."
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -11,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tutor_memory.app.batched_embeddings import BatchedEmbeddings
+from tutor_memory.app.batched_embeddings import TYPICAL_WEIGHT, BatchedEmbeddings
 from tutor_memory.models.embedder import UseOnnxEmbedder
 
 
@@ -99,3 +100,30 @@ def test_a_text_whose_caller_went_away_is_skipped_and_the_batcher_keeps_serving(
     assert kept.result(5)[0] == 3
     assert model.batches == [["a"], ["ccc"]]
     assert texts.submit("dddd").result(5)[0] == 4
+
+
+class SlowEmbedder:
+    """Takes at least `seconds` per call (a sleep never returns early)."""
+
+    dim = 4
+    model_id = "slow"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        time.sleep(self.seconds)
+        return np.ones((len(texts), self.dim), np.float32)
+
+
+def test_the_typical_call_of_the_model_follows_its_recent_calls(pool: ThreadPoolExecutor) -> None:
+    seconds = 0.02
+    queries = BatchedEmbeddings(SlowEmbedder(seconds), pool)
+    assert queries.typical_seconds == 0.0
+    queries.submit("a").result(5)
+    assert queries.typical_seconds >= TYPICAL_WEIGHT * seconds
+    calls = 30
+    for _ in range(calls - 1):
+        queries.submit("a").result(5)
+    # After n calls of at least `seconds`, the smoothed figure is at least 1 - (1 - w)^n of it.
+    assert queries.typical_seconds >= seconds * (1 - (1 - TYPICAL_WEIGHT) ** calls)

@@ -15,6 +15,7 @@ import's batches' vectors already did.
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
@@ -27,6 +28,8 @@ Vector = npt.NDArray[np.float32]
 # Most texts embedded in one call: past about 16 the cost per query stops falling (0.17 ms at 16
 # and 32), and a larger batch only makes its first text wait longer.
 MAX_BATCH = 16
+# Weight of the latest call in `typical_seconds`: about the last ten calls count.
+TYPICAL_WEIGHT = 0.1
 
 
 class BatchedEmbeddings:
@@ -41,6 +44,9 @@ class BatchedEmbeddings:
         self._waiting: list[tuple[str, Future[Vector]]] = []
         self._running = False
         self._lock = threading.Lock()
+        # How long one call of the model takes, smoothed over the recent calls (0 before the
+        # first): what a caller may expect to wait for a text it just submitted.
+        self.typical_seconds = 0.0
 
     def submit(self, text: str) -> Future[Vector]:
         """The text's embedding, to come: one 1-d unit vector."""
@@ -69,6 +75,7 @@ class BatchedEmbeddings:
             ]
             if not batch:
                 continue
+            started = time.perf_counter()
             try:
                 vectors = self._embedder.embed([text for text, _ in batch])
             except Exception as exc:
@@ -76,5 +83,8 @@ class BatchedEmbeddings:
                 for _, future in batch:
                     future.set_exception(exc)
                 continue
+            took = time.perf_counter() - started
+            # One writer (the pool runs one drain at a time); a reader sees the old or new value.
+            self.typical_seconds += TYPICAL_WEIGHT * (took - self.typical_seconds)
             for (_, future), vector in zip(batch, vectors, strict=True):
                 future.set_result(vector)

@@ -204,6 +204,7 @@ class BlockBuilder:
         self, req: BlockRequest, embedding: Future[Vector] | None, trace: _Trace | None = None
     ) -> Block:
         timer = StageTimer()
+        started = time.perf_counter()
         tz = zone(req.time_zone)
         if req.mode is Mode.NONE:
             block = compose(req, [], Extras(), Framing(False, None, False), self.counter)
@@ -235,13 +236,24 @@ class BlockBuilder:
             # runs first, while the model embeds it; what is left of the wait is timed as its
             # own stage. (Kept unless the examples make it a record question.)
             # The words searched if the examples make it a record question about a topic are
-            # searched too while the model is still running (3-4 ms from its start on the AMD
-            # host of the latest benchmarks, a search 1-2 ms): else that search follows the wait.
+            # searched too while the model is still running, when it is likely to run for
+            # longer than a search like the question's own took: else that search follows the
+            # wait. (On the AMD host of the latest benchmarks the model takes 3-4 ms from its
+            # start; a search takes 1-2 ms at 10k episodes and 2-4 ms at 100k, where searching
+            # the topic early cost more CPU than the wait it saved.)
             maybe_topic = record_topic(req.query)
             early_topic: _TextMatches | None = None
             if table is not None and snap is not None and len(snap):
+                searching = time.perf_counter()
                 early = self._text_matches(table, snap, req.query)
-                if maybe_topic is not None and not embedding.done():
+                now = time.perf_counter()
+                # Counted from the build's start, a little after the model's.
+                model_left = self._queries.typical_seconds - (now - started)
+                if (
+                    maybe_topic is not None
+                    and not embedding.done()
+                    and model_left > now - searching
+                ):
                     early_topic = self._text_matches(table, snap, maybe_topic)
                 timer.lap("text")
             record = self._record_examples.closer_to_record(embedding.result())
