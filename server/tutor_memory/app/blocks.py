@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -95,7 +96,8 @@ class StageTimer:
 
     def __init__(self) -> None:
         self.timings: list[tuple[str, float]] = []
-        self._last = time.perf_counter()
+        # When the build began (perf_counter seconds).
+        self.started = self._last = time.perf_counter()
 
     def lap(self, stage: str) -> None:
         now = time.perf_counter()
@@ -204,7 +206,6 @@ class BlockBuilder:
         self, req: BlockRequest, embedding: Future[Vector] | None, trace: _Trace | None = None
     ) -> Block:
         timer = StageTimer()
-        started = time.perf_counter()
         tz = zone(req.time_zone)
         if req.mode is Mode.NONE:
             block = compose(req, [], Extras(), Framing(False, None, False), self.counter)
@@ -241,23 +242,24 @@ class BlockBuilder:
             # wait. (On the AMD host of the latest benchmarks the model takes 3-4 ms from its
             # start; a search takes 1-2 ms at 10k episodes and 2-4 ms at 100k, where searching
             # the topic early cost more CPU than the wait it saved.)
-            maybe_topic = record_topic(req.query)
+            # The topic is read at most once per build, and only when it is needed.
+            topic_of = functools.cache(functools.partial(record_topic, req.query))
             early_topic: _TextMatches | None = None
             if table is not None and snap is not None and len(snap):
                 searching = time.perf_counter()
                 early = self._text_matches(table, snap, req.query)
                 now = time.perf_counter()
                 # Counted from the build's start, a little after the model's.
-                model_left = self._queries.typical_seconds - (now - started)
+                model_left = self._queries.typical_seconds - (now - timer.started)
                 if (
-                    maybe_topic is not None
-                    and not embedding.done()
+                    not embedding.done()
                     and model_left > now - searching
+                    and (maybe_topic := topic_of()) is not None
                 ):
                     early_topic = self._text_matches(table, snap, maybe_topic)
                 timer.lap("text")
             record = self._record_examples.closer_to_record(embedding.result())
-            topic = maybe_topic if record else None
+            topic = topic_of() if record else None
             if record and early_topic is not None:
                 early = early_topic
             timer.lap("record_intent")
