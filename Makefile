@@ -147,28 +147,40 @@ lint: $(INSTALLED) client-tools
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 	bash scripts/lint_clients.sh
 
+# Every performance benchmark, one after the other (about 65 minutes on the development machine,
+# 24 of them the memory benchmark's fill and ten-minute run); each writes bench/results/<name>.*.
 # The hot path in process (pytest-benchmark, bench/hot_path): each run is saved in .benchmarks/
 # and compared with the one before it (from the second run on); summary in bench/results/hot_path.*
 BENCH_COMPARE = $(if $(wildcard .benchmarks/*/*.json),--benchmark-compare)
 
 bench: setup load-tools postgres
 	$(PY) -m pytest bench/hot_path -q --benchmark-enable --benchmark-autosave $(BENCH_COMPARE)
+	$(PY) -m bench.bench_block
+	$(PY) -m bench.bench_load
+	$(PY) -m bench.bench_load --workers 2
 	$(PY) -m bench.bench_ingest
+	$(PY) -m bench.bench_startup
+	$(PY) -m bench.bench_memory
 	$(PY) -m bench.bench_embed
 	$(PY) -m bench.bench_rank
-	$(PY) -m bench.bench_block
 	$(PY) -m bench.bench_file_ingest
 	$(PY) -m bench.bench_consolidate
 	$(PY) -m bench.bench_merge_threshold
-	$(PY) -m bench.bench_load
+	$(PY) -m bench.bench_text_shapes
+	$(PY) -m bench.bench_hostile_files
+	$(PY) -m bench.bench_hostile
+	$(PY) -m bench.bench_postgres
 
-# The two evaluations of SPEC §9 and issue 6: the four-version ablation over 45 generated
-# histories (run twice, for determinism), LoCoMo evidence recall (dev and held-out splits), and
-# what centring the dense neighbours does (bench/bench_centring.py).
+# The evaluations (about ten minutes): the four-version ablation check over 45 generated histories
+# (run twice, for determinism), LoCoMo evidence recall (dev and held-out splits) and what each
+# recall lever adds on the dev split, what centring the dense neighbours does
+# (bench/bench_centring.py), and the intent detectors on the hand-labelled phrasing set.
 eval: setup
 	$(PY) -m bench.eval
 	$(PY) -m bench.locomo
+	$(PY) -m bench.locomo --ablation
 	$(PY) -m bench.bench_centring
+	$(PY) -m bench.phrasing
 
 # The crash campaign of issue 12: 100 cycles of kill -9 under mixed ingest, appends and
 # Consolidate, each checked after the restart (bench/chaos.py); `make test` runs 3 cycles.
