@@ -147,8 +147,8 @@ lint: $(INSTALLED) client-tools
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 	bash scripts/lint_clients.sh
 
-# Every performance benchmark, one after the other (about 65 minutes on the development machine,
-# 24 of them the memory benchmark's fill and ten-minute run); each writes bench/results/<name>.*.
+# Every performance benchmark, one after the other (36 minutes on the development machine, 17 of
+# them the memory benchmark's fill and ten-minute run); each writes bench/results/<name>.*.
 # The hot path in process (pytest-benchmark, bench/hot_path): each run is saved in .benchmarks/
 # and compared with the one before it (from the second run on); summary in bench/results/hot_path.*
 BENCH_COMPARE = $(if $(wildcard .benchmarks/*/*.json),--benchmark-compare)
@@ -171,7 +171,7 @@ bench: setup load-tools postgres
 	$(PY) -m bench.bench_hostile
 	$(PY) -m bench.bench_postgres
 
-# The evaluations (about ten minutes): the four-version ablation check over 45 generated histories
+# The evaluations (about seven minutes): the four-version ablation check over 45 generated histories
 # (run twice, for determinism), LoCoMo evidence recall (dev and held-out splits) and what each
 # recall lever adds on the dev split, what centring the dense neighbours does
 # (bench/bench_centring.py), and the intent detectors on the hand-labelled phrasing set.
