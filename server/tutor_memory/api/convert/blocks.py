@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tutor_memory._proto import memory_pb2 as pb
-from tutor_memory.api.convert.common import chain_of, timestamp_to_us, us_to_timestamp
+from tutor_memory.api.convert.common import chain_of, set_timestamp, timestamp_to_us
 from tutor_memory.api.convert.enums import (
     CANDIDATE_OUTCOME_TO_PROTO,
     KIND_TO_PROTO,
@@ -46,35 +46,38 @@ def dropped_reply(req: BlockRequest, tokenizer: str) -> pb.BuildBlockReply:
 def block_to_proto(block: Block, *, budget_tokens: int, tokenizer: str) -> pb.BuildBlockReply:
     reply = pb.BuildBlockReply(
         text=block.text,
-        sections=[
-            pb.BlockSection(
-                title=s.title, lines=s.lines, episode_ids=s.episode_ids, concepts=s.concepts
-            )
-            for s in block.sections
-        ],
-        memories=[
-            pb.BlockMemory(
-                episode_id=m.episode.episode_id,
-                kind=KIND_TO_PROTO[m.episode.kind],
-                occurred_at=us_to_timestamp(m.episode.occurred_at_us),
-                repeats=m.repeats,
-                repeated_ids=m.repeated_ids,
-                score=m.score,
-                line=m.line,
-            )
-            for m in block.memories
-        ],
         block_id=block.block_id,
         tokens_used=block.tokens_used,
         budget_tokens=budget_tokens,
         record_mode=block.record_mode,
         no_record=block.no_record,
-        timings=[pb.StageTiming(stage=name, ms=ms) for name, ms in block.timings],
         tokenizer=tokenizer,
     )
+    # Repeated fields are filled with `add` on the reply's own lists, and timestamps set in
+    # place: a message built apart and then copied in costs three times as much (30 memories:
+    # 177 against 53 µs with upb), and this runs on the event loop for every block.
+    for s in block.sections:
+        reply.sections.add(
+            title=s.title, lines=s.lines, episode_ids=s.episode_ids, concepts=s.concepts
+        )
+    add_memory = reply.memories.add
+    for m in block.memories:
+        memory = add_memory(
+            episode_id=m.episode.episode_id,
+            kind=KIND_TO_PROTO[m.episode.kind],
+            repeats=m.repeats,
+            score=m.score,
+            line=m.line,
+        )
+        if m.repeated_ids:
+            memory.repeated_ids.extend(m.repeated_ids)
+        set_timestamp(memory.occurred_at, m.episode.occurred_at_us)
+    add_timing = reply.timings.add
+    for name, ms in block.timings:
+        add_timing(stage=name, ms=ms)
     if block.window is not None:
-        reply.time_window.start.CopyFrom(us_to_timestamp(block.window.start_us))
-        reply.time_window.end.CopyFrom(us_to_timestamp(block.window.end_us))
+        set_timestamp(reply.time_window.start, block.window.start_us)
+        set_timestamp(reply.time_window.end, block.window.end_us)
         reply.time_window.label = block.window.label
     if block.explanation is not None:
         reply.candidates.extend(reason_to_proto(c) for c in block.explanation.candidates)
@@ -99,6 +102,6 @@ def reason_to_proto(c: CandidateReason) -> pb.CandidateReason:
     )
     if c.row is not None:
         msg.kind = KIND_TO_PROTO[c.row.kind]
-        msg.occurred_at.CopyFrom(us_to_timestamp(c.row.occurred_at_us))
+        set_timestamp(msg.occurred_at, c.row.occurred_at_us)
         msg.summary = c.row.summary
     return msg

@@ -31,8 +31,16 @@ def timestamp_to_us(field: str, ts: Timestamp) -> int:
 
 
 def us_to_timestamp(us: int) -> Timestamp:
+    ts = Timestamp()
+    set_timestamp(ts, us)
+    return ts
+
+
+def set_timestamp(ts: Timestamp, us: int) -> None:
+    """Sets `ts` (a field of a message being built) to the instant `us`, in place."""
     seconds, micros = divmod(us, 1_000_000)
-    return Timestamp(seconds=seconds, nanos=micros * 1_000)
+    ts.seconds = seconds
+    ts.nanos = micros * 1_000
 
 
 def chain_of(tenant: str, student_id: str, subject_id: str) -> ChainKey:
