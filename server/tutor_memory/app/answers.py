@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from tutor_memory.app.caches import LruCache
 from tutor_memory.app.changes import Change
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.files import PassageCache
@@ -26,6 +25,7 @@ from tutor_memory.domain.honesty.grounding import (
 from tutor_memory.domain.honesty.tracing import content_words, nearest_passages
 from tutor_memory.domain.recall.block_ids import BlockIds
 from tutor_memory.domain.records import StoredPassage
+from tutor_memory.store.lru import LruCache
 from tutor_memory.store.protocols import EpisodeReads
 
 # Passages whose content words are kept in memory between turns.

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from tutor_memory.app.caches import CHAIN_CACHE_SIZE, LruCache
+from tutor_memory.app.caches import CHAIN_CACHE_SIZE
 from tutor_memory.app.changes import Change
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
@@ -43,6 +43,7 @@ from tutor_memory.domain.episodes import (
 )
 from tutor_memory.domain.limits import MAX_SUMMARY_CHARS
 from tutor_memory.domain.records import BeliefRow
+from tutor_memory.store.lru import LruCache
 from tutor_memory.store.protocols import (
     AppendOutcome,
     AppendStatus,

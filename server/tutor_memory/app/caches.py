@@ -1,80 +1,24 @@
-"""The one bounded-cache policy of the server: least recently used entries leave first.
+"""Per-chain caches of derived data (a chain's map, its current beliefs, its passages), on the
+one bounded-cache policy (`LruCache`, store/lru.py: least recently used entries leave first).
 
-`LruCache` is the policy; `ChainCache` is a per-chain cache of derived data (a chain's map, its
-current beliefs, its passages) built on it, loaded on use and dropped by the change hook
-(`app.changes`) when a write makes it stale. Memory stays bounded however many chains a server
-holds: what the most recently used chains need on every block stays, the rest loads again.
+`ChainCache` loads a chain's data on use, and the change hook (`app.changes`) drops it when a write
+makes it stale. Memory stays bounded however many chains a server holds: what the most recently
+used chains need on every block stays, the rest loads again.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.store.lru import LruCache
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
 T = TypeVar("T")
 
 # Chains whose derived data stays in memory, per cache.
 CHAIN_CACHE_SIZE = 1_024
-
-
-class LruCache(Generic[K, V]):
-    """At most `size` entries; reading an entry makes it the most recently used. Thread-safe."""
-
-    def __init__(self, size: int) -> None:
-        if size < 1:
-            raise ValueError("an LRU cache holds at least one entry")
-        self._size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-        # Entries dropped to stay within `size` (reported as a metric).
-        self.evictions = 0
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def get_many(self, keys: Sequence[K]) -> list[V | None]:
-        """`get` of each key, under one acquisition of the lock."""
-        with self._lock:
-            found = [self._items.get(key) for key in keys]
-            for key, value in zip(keys, found, strict=True):
-                if value is not None:
-                    self._items.move_to_end(key)
-            return found
-
-    def put(self, key: K, value: V) -> None:
-        self.put_many([(key, value)])
-
-    def put_many(self, items: Sequence[tuple[K, V]]) -> None:
-        """`put` of each (key, value), in order, under one acquisition of the lock."""
-        with self._lock:
-            for key, value in items:
-                self._items[key] = value
-                self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-                self.evictions += 1
-
-    def pop(self, key: K) -> None:
-        with self._lock:
-            self._items.pop(key, None)
-
-    def clear(self) -> None:
-        """Drops every entry (not counted as evictions)."""
-        with self._lock:
-            self._items.clear()
 
 
 class ChainCache(Generic[T]):
@@ -91,7 +35,10 @@ class ChainCache(Generic[T]):
         self._load = load
         self._fresh = fresh
         self._items: LruCache[ChainKey, T] = LruCache(size)
-        # Bumped by every invalidation, so a load that raced one is not kept as current.
+        # Loads under way, per chain, and the invalidations each chain had since its loads
+        # began: a load that raced an invalidation is not kept as current. Only chains being
+        # loaded have entries, so these stay as small as the loads in flight.
+        self._loading: dict[ChainKey, int] = {}
         self._generation: dict[ChainKey, int] = {}
         self._lock = threading.Lock()
 
@@ -107,7 +54,8 @@ class ChainCache(Generic[T]):
     def invalidate(self, chain: ChainKey) -> None:
         with self._lock:
             self._items.pop(chain)
-            self._generation[chain] = self._generation.get(chain, 0) + 1
+            if chain in self._loading:
+                self._generation[chain] = self._generation.get(chain, 0) + 1
 
     def get(self, chain: ChainKey) -> T:
         if self._fresh is not None:
@@ -116,9 +64,25 @@ class ChainCache(Generic[T]):
         if cached is not None:
             return cached
         with self._lock:
+            self._loading[chain] = self._loading.get(chain, 0) + 1
             generation = self._generation.get(chain, 0)
-        loaded = self._load(chain)
+        try:
+            loaded = self._load(chain)
+        except BaseException:
+            with self._lock:
+                self._done_loading(chain)
+            raise
         with self._lock:
             if self._generation.get(chain, 0) == generation:
                 self._items.put(chain, loaded)
+            self._done_loading(chain)
         return loaded
+
+    def _done_loading(self, chain: ChainKey) -> None:
+        """One load of `chain` ended (the caller holds the lock)."""
+        left = self._loading[chain] - 1
+        if left:
+            self._loading[chain] = left
+        else:
+            del self._loading[chain]
+            self._generation.pop(chain, None)

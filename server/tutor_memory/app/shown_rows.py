@@ -16,9 +16,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from tutor_memory.app.caches import LruCache
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.records import MemoryRow
+from tutor_memory.store.lru import LruCache
 from tutor_memory.store.protocols import EpisodeReads
 
 # Rows kept, over all chains: enough for the memories the recent turns of several hundred students

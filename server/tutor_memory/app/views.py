@@ -7,13 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from tutor_memory.app.caches import CHAIN_CACHE_SIZE, ChainCache, LruCache
+from tutor_memory.app.caches import CHAIN_CACHE_SIZE, ChainCache
 from tutor_memory.app.maps import MapCache
 from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.recall.sections import BeliefView, MapView, belief_view
 from tutor_memory.domain.records import BeliefRow
 from tutor_memory.domain.tokens import TokenCounter
+from tutor_memory.store.lru import LruCache
 
 S = TypeVar("S")
 W = TypeVar("W")

@@ -24,7 +24,6 @@ student is stored by any node once the erasure committed.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -57,6 +56,7 @@ from tutor_memory.domain.records import (
 from tutor_memory.domain.sealing import DataKey, MasterKey, Words, episode_ad
 from tutor_memory.store import codec
 from tutor_memory.store.keyring import KeyRing
+from tutor_memory.store.lru import CHAIN_IDS_KEPT, LruCache
 from tutor_memory.store.postgres import facts as fact_rows
 from tutor_memory.store.postgres import side_rows as side
 from tutor_memory.store.postgres import transfer
@@ -136,9 +136,9 @@ class PostgresStore:
                 (r[0], r[1]): codec.erasure_from_row(r)
                 for r in conn.execute(f"SELECT {codec.ERASURE_COLUMNS} FROM erasures").fetchall()
             }
-        # Chains are never removed, so a chain id once seen stays valid.
-        self._keys: dict[ChainKey, Key] = {}
-        self._keys_lock = threading.Lock()
+        # Chains are never removed, so a chain id once seen stays valid; the recently used ones
+        # are kept (one indexed read brings back one that left).
+        self._keys: LruCache[ChainKey, Key] = LruCache(CHAIN_IDS_KEPT)
         # Episodes this process inserted, and how many when it last ran ANALYZE.
         self._inserted = 0
         self._analyzed_at = 0
@@ -161,8 +161,7 @@ class PostgresStore:
         if row is None:
             return None
         key = (sk, int(row[0]))
-        with self._keys_lock:
-            self._keys[chain] = key
+        self._keys.put(chain, key)
         return key
 
     def _key(self, chain: ChainKey) -> Key | None:
@@ -180,8 +179,7 @@ class PostgresStore:
             return self._known(conn, chain)
 
     def remember(self, chains: dict[ChainKey, Key]) -> None:
-        with self._keys_lock:
-            self._keys.update(chains)
+        self._keys.put_many(list(chains.items()))
 
     # -- writes --------------------------------------------------------------------------------
 

@@ -58,6 +58,7 @@ from tutor_memory.domain.records import (
 from tutor_memory.domain.sealing import NO_WORDS, DataKey, MasterKey, Words, episode_ad
 from tutor_memory.store import codec
 from tutor_memory.store.keyring import KeyRing
+from tutor_memory.store.lru import CHAIN_IDS_KEPT, LruCache
 from tutor_memory.store.protocols import (
     Annotation,
     AppendOutcome,
@@ -295,8 +296,9 @@ class SqliteStore:
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
-        # Chains are never removed, so a chain id once seen stays valid.
-        self._chain_ids: dict[ChainKey, int] = {}
+        # Chains are never removed, so a chain id once seen stays valid; the recently used ones
+        # are kept (one indexed read brings back one that left).
+        self._chain_ids: LruCache[ChainKey, int] = LruCache(CHAIN_IDS_KEPT)
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -343,7 +345,7 @@ class SqliteStore:
             assert chain_id is not None
             # Cached only after COMMIT (see append): a rolled-back chain row must not be reused.
             return chain_id
-        self._chain_ids[chain] = int(row[0])
+        self._chain_ids.put(chain, int(row[0]))
         return int(row[0])
 
     # -- writes --------------------------------------------------------------------------------
@@ -364,7 +366,7 @@ class SqliteStore:
                 self._keys.rollback()
                 raise
             self._keys.commit()
-            self._chain_ids.update(writer.new_chains)
+            self._chain_ids.put_many(list(writer.new_chains.items()))
 
     def append(
         self, items: Sequence[PreparedEpisode], *, model_id: str, recorded_at_us: int
@@ -389,7 +391,7 @@ class SqliteStore:
             chain = item.episode.chain
             chain_id = new_chains.get(chain) or self._chain_id(conn, chain, create=True)
             assert chain_id is not None
-            if chain not in self._chain_ids:
+            if self._chain_ids.get(chain) is None:
                 new_chains[chain] = chain_id
             chain_ids.append(chain_id)
         # Stored episodes by (chain, client key): those stored before, and those of this call.
@@ -538,8 +540,7 @@ class SqliteStore:
             who = (tenant, student)
             self._erased[who] = outcome.erasure
             self._keys.forget(who)
-            for chain in [c for c in self._chain_ids if (c.tenant, c.student) == who]:
-                del self._chain_ids[chain]
+            self._chain_ids.drop_where(lambda c: (c.tenant, c.student) == who)
             if not outcome.already_erased:
                 # The deletes' old page images sit in the WAL until a checkpoint copies the
                 # zeroed pages over them; TRUNCATE then empties the WAL file. A reader holding an
@@ -1032,8 +1033,7 @@ class SqliteStore:
             if found is not None:
                 self._erased[who] = codec.erasure_from_row(found)
                 self._keys.forget(who)
-                for known in [c for c in self._chain_ids if (c.tenant, c.student) == who]:
-                    del self._chain_ids[known]
+                self._chain_ids.drop_where(lambda c: (c.tenant, c.student) == who)
         if who in self._erased:
             return ChainHead(0, (0, 0), erased=True)
         chain_id = self._chain_id(conn, chain, create=False)
@@ -1208,7 +1208,7 @@ class SqliteWriter:
             self._conn, chain, create=True
         )
         assert chain_id is not None
-        if chain not in self._store._chain_ids:
+        if self._store._chain_ids.get(chain) is None:
             self.new_chains[chain] = chain_id
         return chain_id
 
