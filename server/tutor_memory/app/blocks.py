@@ -558,9 +558,6 @@ class Blocks:
         # Catches the chain's caches up with other nodes' writes before the build (app/sync.py).
         self._sync = sync
         self._telemetry = telemetry or Telemetry()
-        # The build abandoned at the cap that the block thread may still be running (see
-        # executors.BLOCK_THREADS).
-        self._abandoned: Future[tuple[int, Block]] | None = None
 
     def _build_timed(
         self, req: BlockRequest, embedding: Future[Vector] | None, *, explain: bool
@@ -587,22 +584,12 @@ class Blocks:
         # The query's embedding starts now, batched with other turns', while the build waits
         # for a block thread.
         embedding = self.builder.start_embedding(req)
-        stuck = self._abandoned
-        pool = (
-            self._executors.blocks
-            if stuck is None or stuck.done()
-            else self._executors.spare_blocks
+        building = self._executors.run(
+            self._executors.blocks, self._build_timed, req, embedding, explain=explain
         )
-        building = self._executors.submit(pool, self._build_timed, req, embedding, explain=explain)
         try:
-            started_ns, block = await asyncio.wait_for(
-                asyncio.wrap_future(building), timeout=max(limit, 0.0)
-            )
+            started_ns, block = await asyncio.wait_for(building, timeout=max(limit, 0.0))
         except TimeoutError:
-            if pool is self._executors.blocks and not building.done():
-                # Abandoned while running (one still queued was cancelled): the next builds
-                # go to the spare thread until it ends.
-                self._abandoned = building
             if time_remaining is not None and time_remaining <= self._cap_seconds:
                 raise DeadlineExceeded(
                     "the memory block was not ready before the call's deadline; abandoned"

@@ -27,14 +27,9 @@ READER_THREADS = 4
 # call at a time), beside a search's query or a file's episode; each onnxruntime call uses one
 # core, and the machine has two.
 EMBED_THREADS = 2
-# The thread that builds blocks, one after the other: builds hold the GIL for most of their
-# time, so two at once take no less time than one after the other, and each costs more, the
-# threads handing the GIL and the core to and fro (64 callers on one process, alternated runs:
-# 30 context switches a block against 44 with two build threads, CPU per block 3.76 against 4.37
-# ms, 10 % more blocks a second). A build abandoned at the cap finishes on its thread; meanwhile
-# the next turns' builds run on the spare thread (app/blocks.py).
-BLOCK_THREADS = 1
-SPARE_BLOCK_THREADS = 1
+# Threads that build blocks at once; an abandoned build finishes on its thread, so more than one
+# keeps the next turn from queueing behind it.
+BLOCK_THREADS = 2
 # Threads for a request's text work (detectors, grounding, a single write's recall facts): off the
 # event loop, and apart from the pools writes and blocks need.
 TEXT_THREADS = 2
@@ -66,7 +61,6 @@ class Executors:
         self.readers = ThreadPoolExecutor(READER_THREADS, thread_name_prefix="reader")
         self.embed = ThreadPoolExecutor(EMBED_THREADS, thread_name_prefix="embed")
         self.blocks = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
-        self.spare_blocks = ThreadPoolExecutor(SPARE_BLOCK_THREADS, thread_name_prefix="spare")
         self.query_embed = ThreadPoolExecutor(QUERY_EMBED_THREADS, thread_name_prefix="query")
         self.text = ThreadPoolExecutor(TEXT_THREADS, thread_name_prefix="text")
         self.files = ThreadPoolExecutor(FILE_THREADS, thread_name_prefix="files")
@@ -74,17 +68,11 @@ class Executors:
         self.ingest = ThreadPoolExecutor(INGEST_THREADS, thread_name_prefix="ingest")
 
     async def run(self, pool: Executor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        return await asyncio.wrap_future(self.submit(pool, fn, *args, **kwargs))
-
-    def submit(
-        self, pool: Executor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
-    ) -> Future[T]:
-        """`run`, returning the pool's own future (whether the work is running can be asked)."""
         call: Callable[[], T] = functools.partial(fn, *args, **kwargs)
         # The call's context travels with the work (its deadline: store.deadlines), which
         # run_in_executor alone would leave behind on the event loop's thread.
         in_context: Callable[[], T] = functools.partial(contextvars.copy_context().run, call)
-        return pool.submit(in_context)
+        return await asyncio.get_running_loop().run_in_executor(pool, in_context)
 
     async def run_within(
         self,
@@ -110,7 +98,6 @@ class Executors:
             self.files,
             self.text,
             self.blocks,
-            self.spare_blocks,
             self.query_embed,
             self.embed,
             self.ingest,
