@@ -319,23 +319,33 @@ class SqliteStore:
         with self._write_lock:
             self._writer.close()
 
-    def _chain_id(self, conn: sqlite3.Connection, chain: ChainKey, *, create: bool) -> int | None:
+    def _chain_id(
+        self,
+        conn: sqlite3.Connection,
+        chain: ChainKey,
+        *,
+        made: dict[ChainKey, int] | None = None,
+    ) -> int | None:
         """The chain's id; None when it has none or its student was erased (then every content
-        read finds nothing, and a write is refused)."""
+        read finds nothing, and a write is refused). A write passes `made`, the chains its
+        transaction made: a chain without a row is made and recorded there, and kept with the
+        others only after COMMIT (a rolled-back chain row must not be reused)."""
         erased = self._erased.get((chain.tenant, chain.student))
         if erased is not None:
-            if create:
+            if made is not None:
                 raise FailedPrecondition(erased_message(erased.student, erased.erased_at_us))
             return None
-        cached = self._chain_ids.get(chain)
-        if cached is not None:
-            return cached
+        known = made.get(chain) if made is not None else None
+        if known is None:
+            known = self._chain_ids.get(chain)
+        if known is not None:
+            return known
         row = conn.execute(
             "SELECT chain_id FROM chains WHERE tenant = ? AND student = ? AND subject = ?",
             (chain.tenant, chain.student, chain.subject),
         ).fetchone()
         if row is None:
-            if not create:
+            if made is None:
                 return None
             cur = conn.execute(
                 "INSERT INTO chains (tenant, student, subject) VALUES (?, ?, ?)",
@@ -343,7 +353,7 @@ class SqliteStore:
             )
             chain_id = cur.lastrowid
             assert chain_id is not None
-            # Cached only after COMMIT (see append): a rolled-back chain row must not be reused.
+            made[chain] = chain_id
             return chain_id
         self._chain_ids.put(chain, int(row[0]))
         return int(row[0])
@@ -389,10 +399,8 @@ class SqliteStore:
         chain_ids: list[int] = []
         for item in items:
             chain = item.episode.chain
-            chain_id = new_chains.get(chain) or self._chain_id(conn, chain, create=True)
+            chain_id = self._chain_id(conn, chain, made=new_chains)
             assert chain_id is not None
-            if self._chain_ids.get(chain) is None:
-                new_chains[chain] = chain_id
             chain_ids.append(chain_id)
         # Stored episodes by (chain, client key): those stored before, and those of this call.
         keyed = self._by_client_keys(conn, chain_ids, items)
@@ -520,6 +528,13 @@ class SqliteStore:
 
     # -- erasure -------------------------------------------------------------------------------
 
+    def _forget_erased(self, who: tuple[str, str], erasure: Erasure) -> None:
+        """An erasure made here or found made by another process: the student's data key and
+        chain ids leave memory, and every later read finds the student gone."""
+        self._erased[who] = erasure
+        self._keys.forget(who)
+        self._chain_ids.drop_where(lambda c: (c.tenant, c.student) == who)
+
     def erasure_of(self, tenant: str, student: str) -> Erasure | None:
         return self._erased.get((tenant, student))
 
@@ -537,10 +552,7 @@ class SqliteStore:
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            who = (tenant, student)
-            self._erased[who] = outcome.erasure
-            self._keys.forget(who)
-            self._chain_ids.drop_where(lambda c: (c.tenant, c.student) == who)
+            self._forget_erased((tenant, student), outcome.erasure)
             if not outcome.already_erased:
                 # The deletes' old page images sit in the WAL until a checkpoint copies the
                 # zeroed pages over them; TRUNCATE then empties the WAL file. A reader holding an
@@ -660,7 +672,7 @@ class SqliteStore:
         body: str,
         created_at_us: int,
     ) -> int:
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         found = (
             chain_id is not None
             and conn.execute(
@@ -689,7 +701,7 @@ class SqliteStore:
         limit: int,
     ) -> list[StoredEpisode]:
         conn = self._reader()
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         if chain_id is None:
             return []
         where = ["e.chain_id = ?"]
@@ -717,7 +729,7 @@ class SqliteStore:
         conn = _connect(self.path)
         try:
             conn.execute("BEGIN")
-            chain_id = self._chain_id(conn, chain, create=False)
+            chain_id = self._chain_id(conn, chain)
             if chain_id is None:
                 return
             cur = conn.execute(
@@ -788,7 +800,7 @@ class SqliteStore:
         conn = _connect(self.path)
         try:
             conn.execute("BEGIN")
-            chain_id = self._chain_id(conn, chain, create=False)
+            chain_id = self._chain_id(conn, chain)
             if chain_id is None:
                 return ChainRecall([], np.empty(0, np.int64), np.empty((0, 0), np.float32), 0)
             # Within a chain seq and episode id grow together, and seq counts the chain's
@@ -917,7 +929,7 @@ class SqliteStore:
 
     def episodes_by_id(self, chain: ChainKey, ids: Sequence[int]) -> dict[int, StoredEpisode]:
         conn = self._reader()
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         if chain_id is None or not ids:
             return {}
         # json_each keeps the statement the same for any number of ids (docs/DESIGN.md P4: a plain
@@ -933,7 +945,7 @@ class SqliteStore:
 
     def memory_rows(self, chain: ChainKey, ids: Sequence[int]) -> dict[int, MemoryRow]:
         conn = self._reader()
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         if chain_id is None or not ids:
             return {}
         rows = conn.execute(
@@ -963,7 +975,7 @@ class SqliteStore:
 
     def recall_facts(self, chain: ChainKey) -> dict[int, tuple[int, RecallFacts]]:
         conn = self._reader()
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         if chain_id is None:
             return {}
         rows = conn.execute(
@@ -983,7 +995,7 @@ class SqliteStore:
         self, chain: ChainKey, episode_id: int, kind: str | None = None
     ) -> list[Annotation]:
         conn = self._reader()
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         if chain_id is None:
             return []
         sql = (
@@ -1031,12 +1043,10 @@ class SqliteStore:
                 who,
             ).fetchone()
             if found is not None:
-                self._erased[who] = codec.erasure_from_row(found)
-                self._keys.forget(who)
-                self._chain_ids.drop_where(lambda c: (c.tenant, c.student) == who)
+                self._forget_erased(who, codec.erasure_from_row(found))
         if who in self._erased:
             return ChainHead(0, (0, 0), erased=True)
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         if chain_id is None:
             return ChainHead(0, (0, 0))
         row = conn.execute(
@@ -1049,7 +1059,7 @@ class SqliteStore:
 
     def episodes_since(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         conn = self._reader()
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         if chain_id is None:
             return []
         rows = conn.execute(
@@ -1063,7 +1073,7 @@ class SqliteStore:
         self, chain: ChainKey, model_id: str, ids: Sequence[int]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         conn = self._reader()
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         rows = (
             []
             if chain_id is None or not len(ids)
@@ -1083,7 +1093,7 @@ class SqliteStore:
     # -- files, passages, beliefs, the nightly cycle -------------------------------------------
 
     def _existing_chain_id(self, chain: ChainKey) -> int | None:
-        return self._chain_id(self._reader(), chain, create=False)
+        return self._chain_id(self._reader(), chain)
 
     def file_versions(
         self, chain: ChainKey, dim: int, *, current_only: bool = True
@@ -1116,7 +1126,7 @@ class SqliteStore:
     def episodes_of_kind(self, chain: ChainKey, kinds: Sequence[Kind]) -> list[StoredEpisode]:
         """The chain's episodes of these kinds, in seq order."""
         conn = self._reader()
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         if chain_id is None:
             return []
         rows = conn.execute(
@@ -1137,7 +1147,7 @@ class SqliteStore:
     def episodes_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         """The chain's episodes after `seq`, digests left out, in seq order."""
         conn = self._reader()
-        chain_id = self._chain_id(conn, chain, create=False)
+        chain_id = self._chain_id(conn, chain)
         if chain_id is None:
             return []
         rows = conn.execute(
@@ -1204,12 +1214,8 @@ class SqliteWriter:
         self.new_chains: dict[ChainKey, int] = {}
 
     def _chain(self, chain: ChainKey) -> int:
-        chain_id = self.new_chains.get(chain) or self._store._chain_id(
-            self._conn, chain, create=True
-        )
+        chain_id = self._store._chain_id(self._conn, chain, made=self.new_chains)
         assert chain_id is not None
-        if self._store._chain_ids.get(chain) is None:
-            self.new_chains[chain] = chain_id
         return chain_id
 
     def append(
@@ -1266,9 +1272,7 @@ class SqliteWriter:
     def save_vectors(
         self, model_id: str, rows: Sequence[tuple[ChainKey, int, npt.NDArray[np.float32]]]
     ) -> None:
-        chain_ids = {
-            chain: self._store._chain_id(self._conn, chain, create=False) for chain, _, _ in rows
-        }
+        chain_ids = {chain: self._store._chain_id(self._conn, chain) for chain, _, _ in rows}
         self._conn.executemany(
             "INSERT OR IGNORE INTO episode_vectors (episode_id, chain_id, model, vector) "
             "SELECT episode_id, chain_id, ?, ? FROM episodes WHERE episode_id = ? "
