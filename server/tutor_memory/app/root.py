@@ -261,6 +261,10 @@ def build_services(
     quotas = quotas or Quotas()
     ledger.on_commit(quotas.count_inserted)
     _watch(telemetry.metrics, vectors, tables, resident, maps, current_beliefs, passages, quotas)
+    if sync.check_store:
+        telemetry.metrics.watch_cache(
+            "followed_chains", lambda: CacheReport(sync.followed(), None, sync.unfollowed)
+        )
     telemetry.metrics.watch_embedding_backlog(embedding.pending)
     telemetry.metrics.watch_writes_waiting(ledger.writes_waiting)
     return Services(

@@ -21,6 +21,13 @@ Another node embeds its imports after acknowledging them (app/embedding_queue.py
 when it stores those vectors, so a refresh of a held chain with episodes still lacking a vector
 looks their vectors up in the store, at most once every `VECTOR_RECHECK_SECONDS` per chain.
 
+A node follows at most `CHAINS_FOLLOWED` chains besides those its memory holds (the least
+recently read leave first), so a long-running node of a large deployment does not keep every
+chain it ever read. A chain that leaves has its derived caches dropped at that moment (what it
+may change unseen from then on, `UNSEEN`), so its next read adopts the head with nothing stale
+cached; the held chains (app/resident.py) never leave, since their tables must be caught up from
+the seq they hold.
+
 It is on for PostgreSQL (several nodes share one database) and can be turned on for a SQLite file
 that several processes write (`--sync`); a lone process needs none of it, since every write it
 sees is its own.
@@ -33,8 +40,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -61,6 +70,20 @@ CHANGES_BY_KIND: dict[Kind, Change] = {
 VECTOR_RECHECK_SECONDS = 1.0
 # The most episode ids one such lookup asks for (the oldest first); the rest wait for the next.
 VECTOR_RECHECK_IDS = 4_096
+# Chains a node follows besides the ones its memory holds: about 256 bytes each besides the chain
+# key (65,536 took 16.0 MiB, measured in-process with tracemalloc), so 16 MiB at this bound.
+# A chain that left costs its next read a reload of its derived caches (map, beliefs, passages).
+CHAINS_FOLLOWED = 65_536
+# What a chain no longer followed may have changed unseen: everything a derived cache depends
+# on but an erasure (which the head reports whether followed or not).
+UNSEEN = (
+    Change.EPISODES
+    | Change.CHECKS
+    | Change.CONFIRMATIONS
+    | Change.TEACHING
+    | Change.BELIEFS
+    | Change.FILES
+)
 
 
 def changes_of(episodes: Sequence[StoredEpisode]) -> Change:
@@ -69,6 +92,23 @@ def changes_of(episodes: Sequence[StoredEpisode]) -> Change:
     for ep in episodes:
         what |= CHANGES_BY_KIND.get(ep.kind, Change.NOTHING)
     return what
+
+
+@dataclass(slots=True, eq=False)
+class _Followed:
+    """What this node knows of one chain; its lock guards that and what the caches hold of it."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    # The last seq this node's caches account for (None: the chain not read here yet).
+    held: int | None = None
+    # The chain head's beliefs mark last seen.
+    beliefs: tuple[int, int] | None = None
+    # When the held chain's missing vectors were last looked up (monotonic seconds).
+    vectors_checked: float = 0.0
+    # Chosen to leave (its lock is taken), and then left: a thread that waited for the lock of
+    # a record that left starts over with a new one.
+    leaving: bool = False
+    gone: bool = False
 
 
 class ChainSync:
@@ -83,6 +123,7 @@ class ChainSync:
         model_id: str,
         *,
         check_store: bool,
+        chains_followed: int = CHAINS_FOLLOWED,
     ) -> None:
         self._store = store
         self._resident = resident
@@ -91,24 +132,81 @@ class ChainSync:
         self._model_id = model_id
         # Whether other processes write the store: then reads check the chain's head first.
         self.check_store = check_store
-        # The last seq this node's caches account for, per chain (absent: never read here), the
-        # beliefs mark last seen, and when the missing vectors were last looked up.
-        self._held: dict[ChainKey, int] = {}
-        self._beliefs: dict[ChainKey, tuple[int, int]] = {}
-        self._vectors_checked: dict[ChainKey, float] = {}
-        self._locks: dict[ChainKey, threading.Lock] = {}
-        self._locks_lock = threading.Lock()
+        # The chains followed, least recently read first.
+        self._followed: OrderedDict[ChainKey, _Followed] = OrderedDict()
+        self._followed_lock = threading.Lock()
+        self._size = chains_followed
+        # Chains that left to stay within `chains_followed` since the server started.
+        self.unfollowed = 0
         # Chains already brought up to date by the read running on this thread (see `fresh`).
         self._local = threading.local()
         if check_store:
             resident.before_load = self.before_load
 
-    def _lock_of(self, chain: ChainKey) -> threading.Lock:
-        lock = self._locks.get(chain)
-        if lock is None:
-            with self._locks_lock:
-                lock = self._locks.setdefault(chain, threading.Lock())
-        return lock
+    def followed(self) -> int:
+        """Chains this node follows now."""
+        with self._followed_lock:
+            return len(self._followed)
+
+    @contextmanager
+    def _following(self, chain: ChainKey) -> Iterator[_Followed]:
+        """The chain's record, its lock held (a new record if the chain is not followed)."""
+        while True:
+            with self._followed_lock:
+                record = self._followed.get(chain)
+                if record is None:
+                    record = self._followed[chain] = _Followed()
+                    leaving = self._choose_leaving(chain)
+                else:
+                    self._followed.move_to_end(chain)
+                    leaving = []
+            self._unfollow(leaving)
+            record.lock.acquire()
+            if not record.gone:
+                break
+            record.lock.release()
+        try:
+            yield record
+        finally:
+            record.lock.release()
+
+    def _choose_leaving(self, new: ChainKey) -> list[tuple[ChainKey, _Followed]]:
+        """The least recently read chains that leave to keep the bound (`_followed_lock` is
+        held): neither one in use (its lock taken) nor one the memory holds. Their locks are
+        taken here and released by `_unfollow`."""
+        excess = len(self._followed) - self._size
+        leaving: list[tuple[ChainKey, _Followed]] = []
+        kept: list[ChainKey] = []
+        for chain, record in self._followed.items():
+            if len(leaving) >= excess:
+                break
+            if chain == new or record.leaving or not record.lock.acquire(blocking=False):
+                continue
+            if self._resident.holds(chain):
+                record.lock.release()
+                kept.append(chain)
+                continue
+            record.leaving = True
+            leaving.append((chain, record))
+        # Held chains go to the back, so the next choice does not walk past them again.
+        for chain in kept:
+            self._followed.move_to_end(chain)
+        return leaving
+
+    def _unfollow(self, leaving: list[tuple[ChainKey, _Followed]]) -> None:
+        """Drops the derived caches of chains that leave, then the chains' records. A read of
+        such a chain waits on its lock meanwhile, so none reads a stale cache after its head
+        is adopted anew."""
+        for chain, record in leaving:
+            try:
+                self._changes.changed(chain, UNSEEN)
+            finally:
+                with self._followed_lock:
+                    if self._followed.get(chain) is record:
+                        del self._followed[chain]
+                    self.unfollowed += 1
+                record.gone = True
+                record.lock.release()
 
     # -- this process's own writes -------------------------------------------------------------
 
@@ -129,15 +227,15 @@ class ChainSync:
             self._resident.add_committed(chain, rows, vector_ids, vectors)
             return
         what = Change.NOTHING
-        with self._lock_of(chain):
-            held = self._held.get(chain)
+        with self._following(chain) as record:
+            held = record.held
             if held is not None and episodes[0].seq > held + 1:
                 # Reads this commit's episodes too (they are in the store), in seq order; the
                 # ones not embedded yet reach the index from the embedding queue.
-                what = self._catch_up(chain, held)
+                what = self._catch_up(chain, record, held)
             else:
                 self._resident.add_committed(chain, rows, vector_ids, vectors)
-                self._held[chain] = max(held or 0, episodes[-1].seq)
+                record.held = max(held or 0, episodes[-1].seq)
         if what:
             self._changes.changed(chain, what)
 
@@ -146,12 +244,13 @@ class ChainSync:
     def before_load(self, chain: ChainKey) -> None:
         """Called before a chain is loaded from the store: a chain never read here is adopted at
         the head read now, so what other nodes commit during the load is caught up after it."""
-        with self._lock_of(chain):
-            if chain in self._held:
+        with self._following(chain) as record:
+            if record.held is not None:
                 return
         head = self._store.chain_head(chain)
-        with self._lock_of(chain):
-            self._held.setdefault(chain, head.seq)
+        with self._following(chain) as record:
+            if record.held is None:
+                record.held = head.seq
 
     def refresh(self, chain: ChainKey) -> None:
         """Brings the caches of `chain` up to the store's head (a no-op unless `check_store`, and
@@ -163,19 +262,18 @@ class ChainSync:
             self._drop_erased(chain)
             return
         what = Change.NOTHING
-        with self._lock_of(chain):
-            held = self._held.get(chain)
-            if held is None:
+        with self._following(chain) as record:
+            if record.held is None:
                 # Nothing of the chain is cached here yet: no cache to catch up or to drop.
-                self._held[chain] = head.seq
-                self._beliefs[chain] = head.beliefs
+                record.held = head.seq
+                record.beliefs = head.beliefs
             else:
-                if head.seq > held:
-                    what |= self._catch_up(chain, held)
-                if self._beliefs.get(chain) != head.beliefs:
-                    self._beliefs[chain] = head.beliefs
+                if head.seq > record.held:
+                    what |= self._catch_up(chain, record, record.held)
+                if record.beliefs != head.beliefs:
+                    record.beliefs = head.beliefs
                     what |= Change.BELIEFS
-            self._recheck_vectors(chain)
+            self._recheck_vectors(chain, record)
         if what:
             self._changes.changed(chain, what)
 
@@ -183,10 +281,9 @@ class ChainSync:
         """The chain's student was erased (by another process, or by this one, whose Eraser
         dropped the caches already): drops whatever the caches still hold of it, once (the held
         table, index and snapshot through ResidentChains.forget, subscribed to the change)."""
-        with self._lock_of(chain):
-            held = self._held.pop(chain, None) is not None
-            held = self._beliefs.pop(chain, None) is not None or held
-            held = self._resident.holds(chain) or held
+        with self._following(chain) as record:
+            held = record.held is not None or self._resident.holds(chain)
+            record.held = record.beliefs = None
         if held:
             self._changes.changed(chain, Change.ERASED)
 
@@ -206,9 +303,9 @@ class ChainSync:
             if added:
                 chains.discard(chain)
 
-    def _catch_up(self, chain: ChainKey, held: int) -> Change:
+    def _catch_up(self, chain: ChainKey, record: _Followed, held: int) -> Change:
         """Passes the chain's stored episodes after `held` on to the held chain, if this node
-        holds it (the chain's lock is held); returns what they changed."""
+        holds it (the record's lock is held); returns what they changed."""
         new = self._store.episodes_since(chain, held)
         if not new:
             return Change.NOTHING
@@ -219,19 +316,19 @@ class ChainSync:
             facts = recall_facts(new, self._counter)
             rows = [recall_row(e, f) for e, f in zip(new, facts, strict=True)]
             self._resident.add_committed(chain, rows, ids, vectors)
-        self._held[chain] = new[-1].seq
+        record.held = new[-1].seq
         return changes_of(new)
 
-    def _recheck_vectors(self, chain: ChainKey) -> None:
-        """Looks up stored vectors of the held chain's episodes that lack one (the chain's lock
+    def _recheck_vectors(self, chain: ChainKey, record: _Followed) -> None:
+        """Looks up stored vectors of the held chain's episodes that lack one (the record's lock
         is held), at most once every `VECTOR_RECHECK_SECONDS`."""
         now = time.monotonic()
-        if now - self._vectors_checked.get(chain, 0.0) < VECTOR_RECHECK_SECONDS:
+        if now - record.vectors_checked < VECTOR_RECHECK_SECONDS:
             return
         missing = self._resident.missing_of(chain, VECTOR_RECHECK_IDS)
         if not missing:
             return
-        self._vectors_checked[chain] = now
+        record.vectors_checked = now
         ids, vectors = self._store.vectors_of(chain, self._model_id, missing)
         if len(ids):
             self._resident.add_vectors(chain, ids, vectors)
