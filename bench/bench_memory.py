@@ -9,7 +9,8 @@ Data directories come from bench/_fill.py (LoCoMo turns, random unit vectors). E
   chain's HNSW graph);
 - many chains: the same with every one of the 10,000 chains loaded by a BuildBlock (a budget
   large enough to hold them all);
-- mixed run: `--cache-memory-mib BUDGET_MIB` over the 10,000 chains, CALLERS threads calling back
+- mixed run: `--cache-memory-mib BUDGET_MIB` over a scratch copy of the 10,000 chains (its
+  appends leave the filled directory as it was), CALLERS threads calling back
   to back for MINUTES minutes, each call on a random chain, 60% AppendEpisode and 40% BuildBlock;
   RSS sampled every SAMPLE_SECONDS. Flat means the RSS after the first two minutes stays within a
   band, without a trend (the slope of a least-squares line is reported).
@@ -127,8 +128,17 @@ def many_chains() -> dict[str, Any]:
     }
 
 
+def _scratch_copy(data_dir: Path, name: str) -> Path:
+    """A fresh copy of `data_dir` for a run that writes: the filled directory stays as filled,
+    so the other cases (and the next run) read the same chains."""
+    scratch = ROOT / name
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(data_dir, scratch)
+    return scratch
+
+
 def mixed_run() -> dict[str, Any]:
-    data_dir = filled(ROOT / "many-10k", MANY_CHAINS, PER_CHAIN)
+    data_dir = _scratch_copy(filled(ROOT / "many-10k", MANY_CHAINS, PER_CHAIN), "many-10k-mixed")
     server = _server(data_dir, BUDGET_MIB)
     counts = {"append": 0, "block": 0, "errors": 0}
     lock = threading.Lock()
@@ -181,6 +191,7 @@ def mixed_run() -> dict[str, Any]:
             cpu = cpu_seconds(server.proc.pid) - cpu_before
     finally:
         server.terminate(timeout=300)
+        shutil.rmtree(data_dir, ignore_errors=True)
     steady = [(t, rss) for t, rss in samples if t >= WARM_UP_SECONDS] or samples
     xs = np.asarray([t for t, _ in steady]) / 60
     ys = np.asarray([rss for _, rss in steady])
