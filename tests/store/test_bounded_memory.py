@@ -1,8 +1,8 @@
-"""What a store keeps in memory per student and per chain is bounded (store/lru.py,
-store/keyring.py): past the bound the least recently used data keys and chain ids leave, and a
-student or chain whose entry left is read, written and erased as before. Beside them, the
-per-chain caches of the use cases (app/caches.py) keep no bookkeeping for chains no longer being
-loaded."""
+"""What a store of either engine keeps in memory per student and per chain is bounded
+(store/lru.py, store/keyring.py): past the bound the least recently used data keys and chain ids
+leave, and a student or chain whose entry left is read, written and erased as before. Beside
+them, the per-chain caches of the use cases (app/caches.py) keep no bookkeeping for chains no
+longer being loaded."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from tutor_memory.domain.recall.facts import recall_facts
 from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store import keyring
 from tutor_memory.store.lru import LruCache
+from tutor_memory.store.postgres import store as postgres_store
+from tutor_memory.store.postgres.store import PostgresStore
 from tutor_memory.store.protocols import AppendStatus, PreparedEpisode
 from tutor_memory.store.sqlite import store as sqlite_store
 from tutor_memory.store.sqlite.store import SqliteStore
@@ -53,14 +55,42 @@ def chain(i: int) -> ChainKey:
     return ChainKey("t", f"student-{i}", "bio")
 
 
+SmallStore = SqliteStore | PostgresStore
+
+
 @pytest.fixture
-def small_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SqliteStore]:
-    """A store that keeps KEPT data keys and KEPT chain ids."""
+def small_store(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    store_kind: str,
+    request: pytest.FixtureRequest,
+) -> Iterator[SmallStore]:
+    """A store of either engine that keeps KEPT data keys and KEPT chain ids (SQLite: row ids;
+    PostgreSQL: student keys and row ids)."""
     monkeypatch.setattr(keyring, "KEYS_KEPT", KEPT)
     monkeypatch.setattr(sqlite_store, "CHAIN_IDS_KEPT", KEPT)
-    s = SqliteStore(tmp_path / "db.sqlite3", TEST_MASTER_KEY)
+    monkeypatch.setattr(postgres_store, "CHAIN_IDS_KEPT", KEPT)
+    s: SmallStore
+    if store_kind == "postgres":
+        s = PostgresStore(request.getfixturevalue("postgres_url"), TEST_MASTER_KEY)
+    else:
+        s = SqliteStore(tmp_path / "db.sqlite3", TEST_MASTER_KEY)
     yield s
     s.close()
+
+
+def kept_in_memory(store: SmallStore) -> dict[str, int]:
+    """What the store keeps in memory now: data keys by student (SQLite reads and writes,
+    PostgreSQL writes), by wrapped bytes (PostgreSQL reads), and chain ids."""
+    if isinstance(store, PostgresStore):
+        ring, chain_ids = store._ring, len(store._keys)
+    else:
+        ring, chain_ids = store._keys, len(store._chain_ids)
+    return {
+        "keys by student": len(ring._keys),
+        "keys by wrapped bytes": len(ring._by_wrapped),
+        "chain ids": chain_ids,
+    }
 
 
 def test_lru_drop_where_drops_only_the_matching_entries_and_counts_no_eviction() -> None:
@@ -73,18 +103,19 @@ def test_lru_drop_where_drops_only_the_matching_entries_and_counts_no_eviction()
 
 
 def test_a_store_keeps_at_most_its_bound_of_data_keys_and_chain_ids(
-    small_store: SqliteStore,
+    small_store: SmallStore,
 ) -> None:
     for i in range(STUDENTS):
         small_store.append([_prepared(chain(i), f"note {i}")], model_id="m", recorded_at_us=NOW)
     for i in range(STUDENTS):
         assert [e.summary for e in small_store.iter_chain(chain(i))] == [f"note {i}"]
-    assert len(small_store._keys._keys) == KEPT
-    assert len(small_store._chain_ids) == KEPT
+    kept = kept_in_memory(small_store)
+    assert max(kept.values()) == KEPT
+    assert kept["chain ids"] == KEPT
 
 
 def test_students_whose_key_and_chain_id_left_memory_read_and_write_as_before(
-    small_store: SqliteStore,
+    small_store: SmallStore,
 ) -> None:
     for i in range(STUDENTS):
         small_store.append([_prepared(chain(i), f"note {i}")], model_id="m", recorded_at_us=NOW)
@@ -102,7 +133,7 @@ def test_students_whose_key_and_chain_id_left_memory_read_and_write_as_before(
     assert small_store.check_data_keys() == STUDENTS
 
 
-def test_erasing_a_student_whose_key_left_memory_erases_it(small_store: SqliteStore) -> None:
+def test_erasing_a_student_whose_key_left_memory_erases_it(small_store: SmallStore) -> None:
     for i in range(STUDENTS):
         small_store.append([_prepared(chain(i), f"note {i}")], model_id="m", recorded_at_us=NOW)
     small_store.erase_student("t", "student-0", by="test", at_us=NOW, allow_plaintext_history=False)
