@@ -19,10 +19,8 @@ from bench.locomo.dataset import LOCOMO_FILE, Conversation, load_conversations
 from bench.locomo.ingest import SUBJECT
 from bench.locomo.report import markdown
 from bench.locomo.run import BUDGETS, RECALL_AT, Options, run_conversation
-from tutor_memory.app.config import ServerConfig
-from tutor_memory.app.root import load_embedder
 from tutor_memory.domain.recall.levers import Lever, parse_levers
-from tutor_memory.models.embedder import Embedder
+from tutor_memory.models.embedder import Embedder, load_embedder
 from tutor_memory.models.tokenizers import load_counter
 
 FULL_RUN_NAME = "locomo"
@@ -87,7 +85,7 @@ def run(options: Options, embedder: Embedder | None = None) -> dict[str, Any]:
     """Runs the benchmark and returns the result document (nothing is written)."""
     started = time.perf_counter()
     conversations: list[Conversation] = load_conversations(options.data, options.conversations)
-    embedder = embedder or load_embedder(ServerConfig())
+    embedder = embedder or load_embedder()
     counter = load_counter(None)  # what a server started without --tokenizer counts with
     runs = []
     for conversation in conversations:
@@ -159,9 +157,7 @@ def main(argv: Sequence[str], embedder: Embedder | None = None) -> int:
                 ROWS[0],
                 *((f"without {lever.value}", (lever,)) for lever in args.ablation_levers),
             )
-        result = run_ablation(
-            options, embedder or load_embedder(ServerConfig()), load_counter(None), rows
-        )
+        result = run_ablation(options, embedder or load_embedder(), load_counter(None), rows)
         json_path, md_path = write(result, args.out_dir, args.name or ABLATION_RUN_NAME)
         print(ablation_report.markdown(result))
         print(f"wrote {json_path} and {md_path}", file=sys.stderr)

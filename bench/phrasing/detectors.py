@@ -13,21 +13,20 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.app.config import ServerConfig
 from tutor_memory.app.record_intent import embedded_examples
-from tutor_memory.app.root import load_embedder
 from tutor_memory.domain.conceptmap.teaching import detect_teaching
 from tutor_memory.domain.recall.narration import is_narration
 from tutor_memory.domain.recall.record_intent import RecordExamples, is_record_intent
 from tutor_memory.domain.recall.record_mode import record_topic as _record_topic
 from tutor_memory.domain.recall.timewindow import parse_time_window
+from tutor_memory.models.embedder import load_embedder
 
 
 @functools.cache
 def _embedding() -> tuple[Callable[[str], npt.NDArray[np.float32]], RecordExamples]:
     """The server's embedder (one query at a time, as BuildBlock embeds it) and the record
     examples it embedded, as the server holds them."""
-    embedder = load_embedder(ServerConfig())
+    embedder = load_embedder()
     return (lambda text: embedder.embed([text])[0]), embedded_examples(embedder)
 
 

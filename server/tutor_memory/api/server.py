@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import grpc
@@ -198,7 +199,10 @@ def _serve_metrics(config: ServerConfig, metrics: Metrics) -> int | None:
 
 
 def _load(
-    config: ServerConfig, embedder: Embedder | None, telemetry: Telemetry, quotas: Quotas
+    config: ServerConfig,
+    embedder: Embedder | Future[Embedder] | None,
+    telemetry: Telemetry,
+    quotas: Quotas,
 ) -> Services:
     """Opens the store and loads the model (blocking, before serving). Chains load on their first
     call, and those with a snapshot in the background from now on, beside the model's load and
@@ -225,12 +229,13 @@ def _load(
 async def create_server(
     config: ServerConfig,
     *,
-    embedder: Embedder | None = None,
+    embedder: Embedder | Future[Embedder] | None = None,
     tracer_provider: TracerProvider | None = None,
 ) -> App:
     """Builds and starts a server and returns once it is ready; `config.listen` may use port 0
     (tests) and the bound port is returned. `embedder` lets tests share one loaded model between
-    servers; `tracer_provider` replaces the one the OTEL_* variables would make (tests)."""
+    servers, and `serve` start the model's load before the server's modules are imported;
+    `tracer_provider` replaces the one the OTEL_* variables would make (tests)."""
     tokens = _tokens(config)
     credentials = _credentials(config)
     telemetry = _telemetry(tracer_provider)
@@ -345,9 +350,13 @@ async def _stop_when_orphaned(parent: int, stop: asyncio.Event) -> None:
     stop.set()
 
 
-async def serve(config: ServerConfig, alongside: Alongside | None = None) -> None:
+async def serve(
+    config: ServerConfig,
+    alongside: Alongside | None = None,
+    model: Future[Embedder] | None = None,
+) -> None:
     """Runs until SIGTERM or SIGINT, then shuts down gracefully (what runs alongside first);
-    SIGHUP reloads the tokens file."""
+    SIGHUP reloads the tokens file. `model`: the model's load, if started already."""
     # Handlers first: a SIGTERM that arrives while the server starts still stops it gracefully,
     # and a SIGHUP then is applied once it serves rather than killing it.
     stop = asyncio.Event()
@@ -356,7 +365,7 @@ async def serve(config: ServerConfig, alongside: Alongside | None = None) -> Non
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     loop.add_signal_handler(signal.SIGHUP, reload.set)
-    app = await create_server(config)
+    app = await create_server(config, embedder=model)
     # What the start-up made (modules, language data, phrase indexes: about 130,000 objects)
     # lives as long as the process, so it is kept out of every later collection. A full
     # collection holds the GIL, stalling every call in flight; serving a 100k-episode chain, one

@@ -11,8 +11,8 @@ import contextvars
 import functools
 import threading
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
+from typing import Any, ParamSpec, TypeVar
 
 from tutor_memory.app.writer_thread import WriterThread
 from tutor_memory.domain.budget import WorkBudget
@@ -120,3 +120,9 @@ def in_background(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Futu
 
     threading.Thread(target=run, name="start-up", daemon=True).start()
     return future
+
+
+def settle(future: Future[Any] | None) -> None:
+    """Waits for a call started by `in_background` to end, whatever its outcome."""
+    if future is not None:
+        wait([future])

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tutor_memory.app.answers import AnswerTracer
@@ -22,7 +22,7 @@ from tutor_memory.app.config import ServerConfig
 from tutor_memory.app.embedding_queue import BACKLOG_RESCAN_SECONDS, EmbeddingQueue
 from tutor_memory.app.episodes import Episodes
 from tutor_memory.app.erasure import Eraser
-from tutor_memory.app.executors import Executors, in_background
+from tutor_memory.app.executors import Executors, in_background, settle
 from tutor_memory.app.files import FileIngest, passage_cache
 from tutor_memory.app.ingest import BatchIngest
 from tutor_memory.app.ledger import Ledger
@@ -45,8 +45,7 @@ from tutor_memory.domain.tokens import TokenCounter
 from tutor_memory.index.recall_tables import RecallTables
 from tutor_memory.index.snapshots import SnapshotFiles
 from tutor_memory.index.vectors import VectorIndex
-from tutor_memory.models.embedder import USE_DIM, USE_MODEL_ID, Embedder, UseOnnxEmbedder
-from tutor_memory.models.fetch import MODEL_FILE_NAME, default_model_dir
+from tutor_memory.models.embedder import USE_DIM, USE_MODEL_ID, Embedder, load_embedder
 from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.keyfile import load_or_create_server_key
 from tutor_memory.store.masterkey import MasterKeyError, load_master_key
@@ -64,11 +63,6 @@ BLOCK_ID_PURPOSE = "block-id"
 
 class ConfigError(Exception):
     """The server cannot start with this configuration; the message says why."""
-
-
-def load_embedder(config: ServerConfig) -> Embedder:
-    model_dir = config.model_dir or default_model_dir()
-    return UseOnnxEmbedder(Path(model_dir) / MODEL_FILE_NAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,13 +149,14 @@ def _check_master_key(store: Store, config: ServerConfig) -> None:
 def build_services(
     config: ServerConfig,
     *,
-    embedder: Embedder | None = None,
+    embedder: Embedder | Future[Embedder] | None = None,
     telemetry: Telemetry | None = None,
     quotas: Quotas | None = None,
     warm_up: bool = False,
 ) -> Services:
-    """Opens the store and loads the model and the caches. `embedder` lets tests share one loaded
-    model between servers; `telemetry` is where the use cases report and `quotas` the per-tenant
+    """Opens the store and loads the model and the caches. `embedder` is a model loaded already
+    (tests share one between servers) or one loading (`serve` starts that load before it imports
+    the server); `telemetry` is where the use cases report and `quotas` the per-tenant
     limits the server's call gate applies (fresh ones by default). With `warm_up` (a server
     starting), the chains that have a snapshot start loading as soon as the store is open
     (`ResidentChains.warm_up`), beside the model's load. Raises ConfigError for a configuration
@@ -170,18 +165,33 @@ def build_services(
     # for the slower of the two instead of their sum. The pinned model's id and dimension are
     # known before it loads, so the store and the chains' caches open meanwhile.
     counting = in_background(load_counter, config.tokenizer)
-    loading = in_background(load_embedder, config) if embedder is None else None
+    loading: Future[Embedder] | None = None
+    if isinstance(embedder, Future):
+        loading, embedder = embedder, None
+    elif embedder is None:
+        loading = in_background(load_embedder, config.model_dir)
     model_id, dim = (
         (USE_MODEL_ID, USE_DIM) if embedder is None else (embedder.model_id, embedder.dim)
     )
     telemetry = telemetry or Telemetry()
     try:
-        counter = counting.result()
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from exc
-    store = open_store(config)
-    _check_master_key(store, config)
-    key = load_or_create_server_key(config.data_dir)
+        try:
+            counter = counting.result()
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+        store = open_store(config)
+        try:
+            _check_master_key(store, config)
+            key = load_or_create_server_key(config.data_dir)
+        except BaseException:
+            store.close()
+            raise
+    except BaseException:
+        # The process exits after a failed start; exiting while the model still loads on
+        # another thread can abort it (SIGABRT from the runtime's threads) instead of exiting
+        # with the start's status.
+        settle(loading)
+        raise
     executors = Executors()
     changes = ChangeHub()
     vectors = VectorIndex(dim)

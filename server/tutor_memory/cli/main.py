@@ -8,7 +8,9 @@ import asyncio
 import logging
 import sys
 from collections.abc import Sequence
+from concurrent.futures import Future
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tutor_memory.api.auth import new_token, token_sha256
 from tutor_memory.api.tokens_file import entry_text
@@ -24,6 +26,7 @@ from tutor_memory.app.config import (
     MIB,
     ServerConfig,
 )
+from tutor_memory.app.executors import in_background, settle
 from tutor_memory.cli import erasure as cli_erasure
 from tutor_memory.cli import operations as cli_ops
 from tutor_memory.cli import transfer as cli_transfer
@@ -32,6 +35,9 @@ from tutor_memory.domain.limits import check_identifier
 from tutor_memory.domain.recall.levers import ALL_ON, Lever, RecallLevers, parse_levers
 from tutor_memory.models.fetch import ModelIntegrityError, default_model_dir, fetch_model
 from tutor_memory.store.postgres.database import DEFAULT_POOL_SIZE
+
+if TYPE_CHECKING:
+    from tutor_memory.models.embedder import Embedder
 
 log = logging.getLogger("tutor_memory.cli")
 
@@ -217,11 +223,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from tutor_memory.api.server import ConfigError, serve
-    from tutor_memory.cli import workers
-
     logs.configure(args.log_level)
-    config = ServerConfig(
+    config = _server_config(args)
+    # The model's load (most of a second) starts before the server's modules are imported (a
+    # quarter of a second), beside them; the supervisor of `--workers` serves no calls and
+    # loads none.
+    supervises = args.workers > 1 and args.worker_index is None
+    model = None if supervises else in_background(_load_model, config.model_dir)
+    try:
+        return _serve_with(config, args, argv, model)
+    finally:
+        # A start that failed exits next: exiting while the model still loads on another thread
+        # can abort the process (SIGABRT from the runtime's threads) instead of exiting with the
+        # start's status.
+        settle(model)
+
+
+def _load_model(model_dir: Path | None) -> Embedder:
+    # Imported here, on the loading thread: numpy and the runtime are part of what it overlaps.
+    from tutor_memory.models.embedder import load_embedder
+
+    return load_embedder(model_dir)
+
+
+def _server_config(args: argparse.Namespace) -> ServerConfig:
+    return ServerConfig(
         listen=args.listen,
         data_dir=args.data,
         tokens_file=args.tokens,
@@ -241,6 +267,17 @@ def _serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         master_key_file=args.master_key_file,
         recall_levers=args.recall_off,
     )
+
+
+def _serve_with(
+    config: ServerConfig,
+    args: argparse.Namespace,
+    argv: Sequence[str],
+    model: Future[Embedder] | None,
+) -> int:
+    from tutor_memory.api.server import ConfigError, serve
+    from tutor_memory.cli import workers
+
     try:
         workers.check_worker_config(config, args.workers)
         if args.workers > 1 and args.worker_index is None:
@@ -259,7 +296,7 @@ def _serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         listen = args.console_listen
         alongside = console_beside(listen if ":" in listen else f"{DEFAULT_CONSOLE_HOST}:{listen}")
     try:
-        asyncio.run(serve(config, alongside))
+        asyncio.run(serve(config, alongside, model))
     except (ConfigError, ModelIntegrityError) as exc:
         log.error(f"cannot start: {exc}")
         return 2

@@ -22,7 +22,12 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from tutor_memory.models.fetch import MODEL_FILE_NAME, MODEL_SHA256, verify_model
+from tutor_memory.models.fetch import (
+    MODEL_FILE_NAME,
+    MODEL_SHA256,
+    default_model_dir,
+    verify_model,
+)
 
 # Output dimensionality of the multilingual USE v3 graph.
 USE_DIM = 512
@@ -166,3 +171,9 @@ class UseOnnxEmbedder:
         # The graph already emits ~unit vectors; renormalise defensively so the
         # dot-product-equals-cosine contract holds exactly and zero rows stay finite.
         return _l2_normalise(out)
+
+
+def load_embedder(model_dir: Path | None = None) -> UseOnnxEmbedder:
+    """The pinned model from `model_dir` (default: `default_model_dir()`), checked against its
+    sha256."""
+    return UseOnnxEmbedder(Path(model_dir or default_model_dir()) / MODEL_FILE_NAME)
