@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -30,21 +30,29 @@ def fresh_server() -> Iterator[pb_grpc.MemoryStub]:
         yield pb_grpc.MemoryStub(channel)
 
 
+def free_port() -> int:
+    """A port nothing listens on now (the server binds it next)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 @contextmanager
-def fresh_server_process(workers: int = 1) -> Iterator[tuple[ServerProcess, grpc.Channel]]:
-    """As fresh_server, also giving the process (to read its memory) and the channel. With
-    `workers` above 1, `serve --workers` on a free port (the process is their supervisor: read
-    its CPU and memory with bench/_proc's tree_* functions)."""
+def fresh_server_process(
+    workers: int = 1, extra: Sequence[str] = ()
+) -> Iterator[tuple[ServerProcess, grpc.Channel]]:
+    """As fresh_server, also giving the process (to read its memory) and the channel; `extra`
+    are more `serve` options. With `workers` above 1, `serve --workers` on a free port (the
+    process is their supervisor: read its CPU and memory with bench/_proc's tree_* functions)."""
     with tempfile.TemporaryDirectory() as tmp:
         if workers == 1:
-            server = ServerProcess(Path(tmp) / "data", None)
+            server = ServerProcess(Path(tmp) / "data", None, *extra)
             server.wait_ready()
         else:
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", 0))
-                port = probe.getsockname()[1]
+            listen = f"127.0.0.1:{free_port()}"
             server = ServerProcess(
-                Path(tmp) / "data", None, "--listen", f"127.0.0.1:{port}", "--workers", str(workers)
+                Path(tmp) / "data", None, "--listen", listen, "--workers", str(workers), *extra
             )
             server.wait_workers(workers)
         try:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import compileall
 import os
 import shutil
-import socket
 import statistics
 import time
 from pathlib import Path
@@ -38,7 +37,7 @@ import tutor_memory
 from bench._fill import SUBJECT, chain, filled, student
 from bench._meta import RESULTS_DIR, print_table, run_metadata, write_results
 from bench._proc import memory_mib
-from bench._server import wait_for_graph
+from bench._server import free_port, wait_for_graph
 from tutor_memory.app.config import SNAPSHOT_DIR_NAME, ServerConfig
 from tutor_memory.app.root import build_services
 from tutor_memory_client._proto import memory_pb2 as pb
@@ -60,12 +59,6 @@ QUERIES = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _block(stub: pb_grpc.MemoryStub, query: str) -> tuple[float, bool]:
     """Milliseconds of one BuildBlock on the chain, and whether the server dropped it at its
     hard cap (a load longer than the cap)."""
@@ -82,7 +75,7 @@ def _block(stub: pb_grpc.MemoryStub, query: str) -> tuple[float, bool]:
 def one_run(case: str, *, await_graph: bool = False) -> dict[str, Any]:
     if case == "store":
         shutil.rmtree(DATA_DIR / SNAPSHOT_DIR_NAME, ignore_errors=True)
-    port = _free_port()
+    port = free_port()
     spawned = time.perf_counter()
     server = ServerProcess(DATA_DIR, None, "--listen", f"127.0.0.1:{port}")
     target = f"127.0.0.1:{port}"
