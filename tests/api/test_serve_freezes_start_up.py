@@ -39,7 +39,7 @@ async def test_serve_freezes_the_start_ups_objects_once_the_server_is_created(
 ) -> None:
     frozen_at_creation: list[int] = []
 
-    async def create_server(config: ServerConfig) -> Any:
+    async def create_server(config: ServerConfig, **options: Any) -> Any:
         frozen_at_creation.append(gc.get_freeze_count())
         return _CreatedApp()
 
