@@ -151,8 +151,8 @@ lint: $(INSTALLED) client-tools
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 	bash scripts/lint_clients.sh
 
-# Every performance benchmark, one after the other (33-36 minutes on the development machine,
-# 14-17 of them the memory benchmark's fill and ten-minute run); each writes bench/results/<name>.*.
+# Every performance benchmark, one after the other (33-37 minutes on the development machine,
+# 14-19 of them the memory benchmark's fill and ten-minute run); each writes bench/results/<name>.*.
 # The hot path in process (pytest-benchmark, bench/hot_path): each run is saved in .benchmarks/
 # and compared with the one before it (from the second run on); summary in bench/results/hot_path.*
 BENCH_COMPARE = $(if $(wildcard .benchmarks/*/*.json),--benchmark-compare)
