@@ -105,9 +105,8 @@ class _Followed:
     beliefs: tuple[int, int] | None = None
     # When the held chain's missing vectors were last looked up (monotonic seconds).
     vectors_checked: float = 0.0
-    # Chosen to leave (its lock is taken), and then left: a thread that waited for the lock of
+    # Left (chosen to leave, its lock is held until then): a thread that waited for the lock of
     # a record that left starts over with a new one.
-    leaving: bool = False
     gone: bool = False
 
 
@@ -180,13 +179,13 @@ class ChainSync:
         for chain, record in self._followed.items():
             if len(leaving) >= excess:
                 break
-            if chain == new or record.leaving or not record.lock.acquire(blocking=False):
+            # A record whose lock is taken is in use, or chosen already by another thread.
+            if chain == new or not record.lock.acquire(blocking=False):
                 continue
             if self._resident.holds(chain):
                 record.lock.release()
                 kept.append(chain)
                 continue
-            record.leaving = True
             leaving.append((chain, record))
         # Held chains go to the back, so the next choice does not walk past them again.
         for chain in kept:

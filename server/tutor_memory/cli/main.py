@@ -231,7 +231,7 @@ def _serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     supervises = args.workers > 1 and args.worker_index is None
     model = None if supervises else in_background(_load_model, config.model_dir)
     try:
-        return _serve_with(config, args, argv, model)
+        return _serve_with(config, args, argv, model, supervises=supervises)
     finally:
         # A start that failed exits next: exiting while the model still loads on another thread
         # can abort the process (SIGABRT from the runtime's threads) instead of exiting with the
@@ -274,13 +274,15 @@ def _serve_with(
     args: argparse.Namespace,
     argv: Sequence[str],
     model: Future[Embedder] | None,
+    *,
+    supervises: bool,
 ) -> int:
     from tutor_memory.api.server import ConfigError, serve
     from tutor_memory.cli import workers
 
     try:
         workers.check_worker_config(config, args.workers)
-        if args.workers > 1 and args.worker_index is None:
+        if supervises:
             workers.prepare(config)
             return workers.supervise(argv, args.workers)
     except (ConfigError, ModelIntegrityError) as exc:
