@@ -6,7 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tutor_memory.domain.recall import narration
 from tutor_memory.domain.recall.narration import is_narration
+from tutor_memory.domain.recall.timewindow import parse_time_window
 
 ROME = "Europe/Rome"
 NOW = (datetime(2026, 11, 25, 14, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(
@@ -79,6 +81,23 @@ def test_marker_and_period_must_share_a_sentence() -> None:
     assert is_narration("Yesterday, after the quiz, we covered fractions.", NOW, ROME)
     assert not is_narration("Yesterday was rainy;\nwe covered fractions", NOW, ROME)
     assert is_narration("It costs 3.5 euros. In July we covered prices 2.5 times", NOW, ROME)
+
+
+def test_a_sentence_the_summary_repeats_from_the_text_is_read_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read: list[str] = []
+
+    def counting(sentence: str, now_us: int, tz: str) -> object:
+        read.append(sentence)
+        return parse_time_window(sentence, now_us, tz)
+
+    monkeypatch.setattr(narration, "parse_time_window", counting)
+    # The first sentence is read for a period (a past with "you" and a time word) and names none.
+    text = "Since then you practised a lot. Last week you solved every ratio."
+    summary = text[:45]  # the text's start, cut short, as chat services often summarise
+    assert is_narration(f"{summary}\n{text}", NOW, ROME)
+    assert read.count("Since then you practised a lot.") == 1
 
 
 def test_a_narration_of_a_period_outside_the_record_is_not_flagged() -> None:

@@ -165,11 +165,14 @@ def is_narration(text: str, now_us: int, tz: str, budget: WorkBudget | None = No
     is not a known IANA time zone. `budget` is checked at each sentence: reading the windows of
     thousands of sentences takes seconds."""
     parse_time_window("", now_us, tz)  # validate tz even when no sentence gets that far
+    # Each sentence is read once: an episode's summary often repeats its text's first sentences
+    # (its start, cut short), and the verdict is the sentence's alone.
+    sentences = dict.fromkeys(split_sentences(text, CLAUSES))
     # Cheapest first: most sentences hold no time word, and then name no period (the time
     # window's fast path, asked before the costlier past-and-person reading).
     return any(
         has_time_words(sentence)
         and (_has_marker(sentence) or _recounts_a_session(sentence))
         and parse_time_window(sentence, now_us, tz) is not None
-        for sentence in (budget or unlimited()).each(split_sentences(text, CLAUSES))
+        for sentence in (budget or unlimited()).each(sentences)
     )
