@@ -151,7 +151,7 @@ lint: $(INSTALLED) client-tools
 	cargo clippy --quiet --manifest-path rust_core/Cargo.toml --all-targets -- -D warnings
 	bash scripts/lint_clients.sh
 
-# Every performance benchmark, one after the other (33-37 minutes on the development machine,
+# Every performance benchmark, one after the other (32-37 minutes on the development machine,
 # 14-19 of them the memory benchmark's fill and ten-minute run); each writes bench/results/<name>.*.
 # The hot path in process (pytest-benchmark, bench/hot_path): each run is saved in .benchmarks/
 # and compared with the one before it (from the second run on); summary in bench/results/hot_path.*
@@ -175,9 +175,9 @@ bench: setup load-tools postgres
 	$(PY) -m bench.bench_hostile
 	$(PY) -m bench.bench_postgres
 
-# The evaluations (about seven minutes): the four-version ablation check over 45 generated histories
-# (run twice, for determinism), LoCoMo evidence recall (dev and held-out splits) and what each
-# recall lever adds on the dev split, what centring the dense neighbours does
+# The evaluations (five to seven and a half minutes): the four-version ablation check over 45
+# generated histories (run twice, for determinism), LoCoMo evidence recall (dev and held-out
+# splits) and what each recall lever adds on the dev split, what centring the dense neighbours does
 # (bench/bench_centring.py), and the intent detectors on the hand-labelled phrasing set.
 eval: setup
 	$(PY) -m bench.eval
