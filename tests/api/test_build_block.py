@@ -361,6 +361,8 @@ async def test_blocks_survive_a_restart(
     [
         ("budget_tokens", 0, "budget_tokens:"),
         ("time_zone", "Mars/Olympus", "time_zone:"),
+        # Within the character limit, too long for a file name of the zone database.
+        pytest.param("time_zone", "\U00010000" * 64, "time_zone:", id="time_zone-too-long-a-name"),
         ("query", "x" * 9000, "query:"),
         ("mode", 42, "mode:"),
     ],

@@ -95,7 +95,9 @@ def zone(name: str) -> ZoneInfo:
         raise InvalidArgument("time_zone", f"longer than {MAX_TIME_ZONE_CHARS} characters")
     try:
         return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError) as exc:
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
+        # OSError: the name is looked up as a file of the zone database, and a name within the
+        # character limit can still be too long for a file name (64 four-byte characters).
         raise InvalidArgument("time_zone", f"unknown IANA time zone {quoted(name)}") from exc
 
 
