@@ -6,8 +6,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
+from tutor_memory.domain.clock import time_zone
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import InvalidArgument
 from tutor_memory.domain.limits import MAX_TIME_ZONE_CHARS, quoted
@@ -94,10 +95,8 @@ def zone(name: str) -> ZoneInfo:
     if len(name) > MAX_TIME_ZONE_CHARS:
         raise InvalidArgument("time_zone", f"longer than {MAX_TIME_ZONE_CHARS} characters")
     try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
-        # OSError: the name is looked up as a file of the zone database, and a name within the
-        # character limit can still be too long for a file name (64 four-byte characters).
+        return time_zone(name or "UTC")
+    except ValueError as exc:
         raise InvalidArgument("time_zone", f"unknown IANA time zone {quoted(name)}") from exc
 
 

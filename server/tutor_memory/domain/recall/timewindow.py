@@ -35,8 +35,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
+from tutor_memory.domain.clock import time_zone
 from tutor_memory.domain.recall.timewords import (
     MONTHS,
     RANGE_WORD,
@@ -81,15 +82,6 @@ class _Period:
     after: date  # the day after the last day
     label: str
     show_days: bool = False  # the label lists its first and last day
-
-
-def _zone(tz: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
-        raise ValueError(
-            f"unknown time zone {tz!r}: expected an IANA name such as 'Europe/Rome'"
-        ) from exc
 
 
 def _midnight_us(day: date, zone: ZoneInfo) -> int:
@@ -451,7 +443,7 @@ def parse_time_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
 
     Raises ValueError if `tz` is not a known IANA time zone.
     """
-    zone = _zone(tz)
+    zone = time_zone(tz)
     try:
         today = (_EPOCH + timedelta(microseconds=now_us)).astimezone(zone).date()
         for reading in english_readings(query):
