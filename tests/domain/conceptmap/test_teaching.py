@@ -238,6 +238,17 @@ def test_a_tail_that_asks_to_keep_keeps_what_came_before(text: str, note: str) -
     assert note in taught.note
 
 
+def test_a_tail_ends_a_sentence_of_many_clauses_and_keeps_what_came_before() -> None:
+    # The tail is looked for only where it could end the sentence, however long the sentence.
+    clauses = ", ".join(f"step {i} comes next" for i in range(2_000))
+    taught = detect_teaching(
+        f"{clauses}, and we write the charge of an ion after its symbol, keep that in mind"
+    )
+    assert taught is not None
+    assert "charge of an ion" in taught.note
+    assert detect_teaching(f"{clauses}, keep that in mind for the test") is None
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -247,8 +247,11 @@ def _tail_start(reading: _Sentence) -> int | None:
     """Where a keep tail that ends the sentence starts ("…, keep that in mind"), or None. Inside a
     sentence it must follow clause punctuation; it may also be the whole sentence."""
     tokens = reading.tokens
-    for start in range(len(tokens)):
-        tail = longest_at(_index("keep_tails"), tokens, start)
+    tails = _index("keep_tails")
+    # Only a tail starting this close to the end can end the sentence: a long sentence costs no
+    # more than a short one here.
+    for start in range(max(0, len(tokens) - tails.longest_span), len(tokens)):
+        tail = longest_at(tails, tokens, start)
         if (
             tail is not None
             and tail.end == len(tokens)

@@ -37,6 +37,11 @@ class Phrase:
     source: str
 
     @property
+    def longest_span(self) -> int:
+        """The most tokens a match can cover: each word one, each gap as many as it skips."""
+        return sum(1 if isinstance(item, str) else item for item in self.items)
+
+    @property
     def first(self) -> str:
         first = self.items[0]
         assert isinstance(first, str)  # guaranteed by compile_phrase
@@ -114,7 +119,10 @@ class PhraseIndex(Generic[T]):
     def __init__(self, entries: Iterable[tuple[Phrase, T, tuple[str, ...]]]) -> None:
         self._by_first: dict[str, list[_Entry[T]]] = {}
         prefixes: set[str] = set()
+        # The most tokens a match of any phrase covers (`longest_span`).
+        self.longest_span = 0
         for phrase, payload, entry_prefixes in entries:
+            self.longest_span = max(self.longest_span, phrase.longest_span)
             self._by_first.setdefault(phrase.first, []).append(
                 _Entry(phrase, payload, entry_prefixes)
             )

@@ -1,0 +1,59 @@
+"""Phrase matching (`domain.text.phrases`): how far a match may reach.
+
+`PhraseIndex.longest_span` lets a caller that needs a match ending at a given token look only
+that far back (the teaching detector's tails, `domain.conceptmap.teaching`); these tests hold
+it to every match the index can make.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tutor_memory.domain.text.phrases import (
+    LONG_GAP,
+    LONG_GAP_WORD,
+    SHORT_GAP,
+    SHORT_GAP_WORD,
+    PhraseIndex,
+    compile_phrase,
+)
+
+_WORDS = ("keep", "that", "in", "mind", "note")
+_word = st.sampled_from(_WORDS)
+
+
+@st.composite
+def _phrase_sources(draw: st.DrawFn) -> str:
+    """A phrase of the syntax: words, with single wildcards between some of them."""
+    words = draw(st.lists(_word, min_size=1, max_size=4))
+    parts = [words[0]]
+    for word in words[1:]:
+        gap = draw(st.sampled_from(("", SHORT_GAP_WORD, LONG_GAP_WORD)))
+        parts += [gap, word] if gap else [word]
+    return " ".join(parts)
+
+
+def test_a_phrase_spans_its_words_and_the_most_its_gaps_skip() -> None:
+    assert compile_phrase("keep that in mind").longest_span == 4
+    assert compile_phrase(f"keep {SHORT_GAP_WORD} in mind").longest_span == 3 + SHORT_GAP
+    assert compile_phrase(f"haben {LONG_GAP_WORD} behandelt").longest_span == 2 + LONG_GAP
+    index = PhraseIndex(
+        [
+            (compile_phrase("note"), "a", ()),
+            (compile_phrase(f"keep {SHORT_GAP_WORD} mind"), "b", ()),
+        ]
+    )
+    assert index.longest_span == 2 + SHORT_GAP
+
+
+@given(
+    sources=st.lists(_phrase_sources(), min_size=1, max_size=4),
+    tokens=st.lists(_word, max_size=30),
+)
+def test_no_match_covers_more_tokens_than_the_index_longest_span(
+    sources: list[str], tokens: list[str]
+) -> None:
+    index = PhraseIndex((compile_phrase(source), source, ()) for source in sources)
+    for match in index.find_all(tokens):
+        assert match.end - match.start <= index.longest_span
