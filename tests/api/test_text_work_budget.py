@@ -19,7 +19,7 @@ import grpc
 import pytest
 
 from tests.helpers.harness import A, Harness
-from tutor_memory.app.executors import TEXT_THREADS
+from tutor_memory.app.executors import LONG_TEXT_THREADS, TEXT_THREADS
 from tutor_memory.domain import budget as budget_module
 from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.errors import DeadlineExceeded
@@ -110,13 +110,19 @@ async def test_an_answer_whose_deadline_passes_stops_its_work_and_stores_nothing
         harness.stub.AppendEpisode(answer(SLOW_ANSWER), metadata=A, timeout=DEADLINE_SECONDS)
     )
     assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    # Every text thread at once (an answer's facts, its narration check among them, are derived
-    # on the text pool: Ledger.embed): the barrier opens only when the narration's thread is free,
-    # whether it stopped or finished; what it did is in `stopped`.
-    barrier = threading.Barrier(TEXT_THREADS)
+    # Every thread of both text pools at once (an answer's facts, its narration check among them,
+    # are derived on one of them, by the answer's length: Ledger.embed): the barriers open only
+    # when the narration's thread is free, whether it stopped or finished; what it did is in
+    # `stopped`.
+    pools = ((executors.text, TEXT_THREADS), (executors.long_text, LONG_TEXT_THREADS))
+    barriers = [(pool, threading.Barrier(threads), threads) for pool, threads in pools]
     await asyncio.wait_for(
         asyncio.gather(
-            *(executors.run(executors.text, barrier.wait, 60) for _ in range(TEXT_THREADS))
+            *(
+                executors.run(pool, barrier.wait, 60)
+                for pool, barrier, threads in barriers
+                for _ in range(threads)
+            )
         ),
         timeout=90,
     )

@@ -110,7 +110,9 @@ class AnswerTracer:
             ]
             return ground(text, sources, memories, budget=budget)
 
-        result = await self._executors.run_within(self._executors.text, budget, trace)
+        result = await self._executors.run_within(
+            self._executors.text_pool(len(text)), budget, trace
+        )
         body = json.dumps({"block_id": block_id, **asdict(result)}, default=str)
         await self._ledger.in_transaction(
             chain,

@@ -140,7 +140,7 @@ class BeliefKeeper:
         budget = text_work_budget("evaluation: routing the topic to a concept", deadline)
         chain_map = await self._chain_map(check.chain)
         routing, concept = await self._executors.run_within(
-            self._executors.text,
+            self._executors.text_pool(len(check.topic) + len(check.evaluation)),
             budget,
             route_topic,
             check.topic,
@@ -181,7 +181,13 @@ class BeliefKeeper:
             assert episode.check is not None
             topic, evaluation = episode.check.topic, evaluation_of(episode.text)
             found, concept = await self._executors.run_within(
-                self._executors.text, budget, route_topic, topic, evaluation, matcher, budget
+                self._executors.text_pool(len(topic) + len(evaluation)),
+                budget,
+                route_topic,
+                topic,
+                evaluation,
+                matcher,
+                budget,
             )
         else:
             found = routing

@@ -33,6 +33,16 @@ BLOCK_THREADS = 2
 # Threads for a request's text work (detectors, grounding, a single write's recall facts): off the
 # event loop, and apart from the pools writes and blocks need.
 TEXT_THREADS = 2
+# Text work on more characters than this goes to the long-text thread (`Executors.text_pool`):
+# past about this size one text's work holds the GIL for longer than a switch interval (5 ms;
+# the teaching detector alone took 2.7 ms on 4,096 characters of LoCoMo turns and 10 ms on
+# 16,384). Two threads doing such work take the GIL in turn, and each time the event loop needs it
+# back it waits behind both: four 64 KiB appends at once kept the loop from running for up to
+# 84 ms with two text threads, and up to 31 ms with one (in process, a probe).
+LONG_TEXT_CHARS = 8_192
+# The thread for text work on long texts, one at a time: the texts of ordinary turns keep the
+# text pool, so they never queue behind a long one.
+LONG_TEXT_THREADS = 1
 # Threads that read course files and build their concepts: a file can take seconds, and must
 # not hold up the embedding every episode write needs.
 FILE_THREADS = 1
@@ -63,9 +73,14 @@ class Executors:
         self.blocks = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
         self.query_embed = ThreadPoolExecutor(QUERY_EMBED_THREADS, thread_name_prefix="query")
         self.text = ThreadPoolExecutor(TEXT_THREADS, thread_name_prefix="text")
+        self.long_text = ThreadPoolExecutor(LONG_TEXT_THREADS, thread_name_prefix="long-text")
         self.files = ThreadPoolExecutor(FILE_THREADS, thread_name_prefix="files")
         self.probe = ThreadPoolExecutor(PROBE_THREADS, thread_name_prefix="probe")
         self.ingest = ThreadPoolExecutor(INGEST_THREADS, thread_name_prefix="ingest")
+
+    def text_pool(self, chars: int) -> ThreadPoolExecutor:
+        """The pool for text work that reads `chars` characters (LONG_TEXT_CHARS)."""
+        return self.long_text if chars > LONG_TEXT_CHARS else self.text
 
     async def run(self, pool: Executor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         call: Callable[[], T] = functools.partial(fn, *args, **kwargs)
@@ -97,6 +112,7 @@ class Executors:
             self.probe,
             self.files,
             self.text,
+            self.long_text,
             self.blocks,
             self.query_embed,
             self.embed,

@@ -151,13 +151,12 @@ class Ledger:
         if budget is not None:
             budget.check()
         vectors = [self._texts.submit(ep.embedding_text()) for ep in episodes]
+        pool = self._executors.text_pool(sum(len(ep.text) + len(ep.summary) for ep in episodes))
         if budget is None:
-            facts = await self._executors.run(
-                self._executors.text, recall_facts, episodes, self._counter
-            )
+            facts = await self._executors.run(pool, recall_facts, episodes, self._counter)
         else:
             facts = await self._executors.run_within(
-                self._executors.text, budget, recall_facts, episodes, self._counter, budget
+                pool, budget, recall_facts, episodes, self._counter, budget
             )
         got = [await asyncio.wrap_future(v) for v in vectors]
         return PreparedBatch(

@@ -56,7 +56,7 @@ class Teacher:
         if not text.strip():
             return None
         return await self._executors.run_within(
-            self._executors.text, budget, detect_teaching, text, budget
+            self._executors.text_pool(len(text)), budget, detect_teaching, text, budget
         )
 
     async def teach(
@@ -77,7 +77,7 @@ class Teacher:
         teaching = await self.teaching_in(text, budget)
         if teaching is None:
             question = await self._executors.run_within(
-                self._executors.text, budget, is_question, text, budget
+                self._executors.text_pool(len(text)), budget, is_question, text, budget
             )
             if question:
                 raise InvalidArgument("text", "a question never teaches (SPEC R4.3)")
