@@ -9,11 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-
-from tests.helpers.hostile_text import ISSUE_SHAPES, KNOWN_SHAPES, SHAPES, Shape
-from tests.helpers.timing import EntryPoint, assert_linear, assert_under_ceiling
+from tests.helpers.linear_time import linear_time_tests
+from tests.helpers.timing import EntryPoint
 from tutor_memory.domain.recall.narration import is_narration
 from tutor_memory.domain.recall.record_mode import is_record_question
 from tutor_memory.domain.recall.timewindow import parse_time_window
@@ -32,20 +29,8 @@ ENTRY_POINTS = {
 }
 
 
-@pytest.mark.parametrize("shape", KNOWN_SHAPES, ids=repr)
-@pytest.mark.parametrize("name", ENTRY_POINTS)
-def test_cost_grows_linearly_on_known_shapes(name: str, shape: Shape) -> None:
-    assert_linear(ENTRY_POINTS[name], shape.make, f"{name} on {shape.name}")
-
-
-@pytest.mark.parametrize("name", ENTRY_POINTS)
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(shape=SHAPES)
-def test_cost_grows_linearly_on_drawn_shapes(name: str, shape: Shape) -> None:
-    assert_linear(ENTRY_POINTS[name], shape.make, f"{name} on {shape.name}")
-
-
-@pytest.mark.parametrize("shape", ISSUE_SHAPES)
-@pytest.mark.parametrize("name", ENTRY_POINTS)
-def test_the_issue_shapes_stay_under_the_ceiling(name: str, shape: str) -> None:
-    assert_under_ceiling(ENTRY_POINTS[name], ISSUE_SHAPES[shape], f"{name} on {shape}")
+(
+    test_cost_grows_linearly_on_known_shapes,
+    test_cost_grows_linearly_on_drawn_shapes,
+    test_the_issue_shapes_stay_under_the_ceiling,
+) = linear_time_tests(ENTRY_POINTS)
