@@ -11,7 +11,7 @@ from tests.helpers.harness import A, Harness, question
 from tutor_memory.app.executors import LONG_TEXT_CHARS, Executors
 from tutor_memory_client._proto import memory_pb2 as pb
 
-# Words that teach nothing, as long as the server lets a message be.
+# Four times the long-text limit, in words that teach nothing.
 LONG_QUESTION = ("Why do cells divide and how does the membrane hold? " * 400)[
     : 4 * LONG_TEXT_CHARS
 ]

@@ -38,7 +38,7 @@ TEXT_THREADS = 2
 # the teaching detector alone took 2.7 ms on 4,096 characters of LoCoMo turns and 10 ms on
 # 16,384). Two threads doing such work take the GIL in turn, and each time the event loop needs it
 # back it waits behind both: four 64 KiB appends at once kept the loop from running for up to
-# 84 ms with two text threads, and up to 31 ms with one (in process, a probe).
+# 106 ms with two text threads, and up to 31 ms with one (in process, a probe: docs/DESIGN.md P11).
 LONG_TEXT_CHARS = 8_192
 # The thread for text work on long texts, one at a time: the texts of ordinary turns keep the
 # text pool, so they never queue behind a long one.
