@@ -63,11 +63,12 @@ class Executors:
     """The server's pools. `run` hands a blocking call to one of them from the event loop."""
 
     def __init__(self) -> None:
-        self._writer = WriterThread()
         # Writes a caller waits on, and bulk writes (import chunks, queued vectors) that give
-        # way to them: both run on the one writer thread (app/writer_thread.py).
-        self.writer: Executor = self._writer.urgent
-        self.bulk_writer: Executor = self._writer.bulk
+        # way to them: both run on the one writer thread (app/writer_thread.py); a bulk job
+        # that writes in parts gives way between them through `writer_thread.give_way()`.
+        self.writer_thread = WriterThread()
+        self.writer: Executor = self.writer_thread.urgent
+        self.bulk_writer: Executor = self.writer_thread.bulk
         self.readers = ThreadPoolExecutor(READER_THREADS, thread_name_prefix="reader")
         self.embed = ThreadPoolExecutor(EMBED_THREADS, thread_name_prefix="embed")
         self.blocks = ThreadPoolExecutor(BLOCK_THREADS, thread_name_prefix="block")
@@ -121,7 +122,7 @@ class Executors:
         )
         for pool in pools:
             pool.shutdown(wait=True)
-        self._writer.shutdown()
+        self.writer_thread.shutdown()
 
 
 def in_background(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:

@@ -24,9 +24,8 @@ from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-# Most episodes one group commits: a transaction holds the writer thread, and the bulk lane's
-# chunks (app/ingest.py, INGEST_CHUNK) are of this order, so a group never makes the writes behind
-# it wait longer than an import's chunk does.
+# Most episodes one group commits: a transaction holds the writer thread, so a group never makes
+# the writes behind it wait longer than a whole import chunk would (app/ingest.py, INGEST_CHUNK).
 MAX_GROUP_EPISODES = 128
 
 B = TypeVar("B")

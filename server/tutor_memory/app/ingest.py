@@ -25,9 +25,9 @@ from tutor_memory.domain.errors import ResourceExhausted
 from tutor_memory.store.protocols import AppendOutcome, AppendStatus
 
 # Items of one stream committed together (and acknowledged together by ImportEpisodes). Large
-# enough to amortise a transaction (a few statements and one fsync), small enough that one commit
-# holds the writer thread for only a few milliseconds (tens on a busy machine): an AppendEpisode
-# waits at most for the chunk being written (bulk writes give way: app/writer_thread.py).
+# enough to amortise a transaction (a few statements and one fsync); an AppendEpisode that arrives
+# meanwhile waits only for a slice of it (bulk writes give way: app/writer_thread.py, and
+# app/ledger.py BULK_SLICE_EPISODES).
 INGEST_CHUNK = 128
 # Chunks of one stream prepared ahead of the one being written: one is prepared while the one
 # before it commits; more would only hold memory, since preparing uses one thread.

@@ -44,6 +44,13 @@ from tutor_memory.store.protocols import (
 
 T = TypeVar("T")
 
+# Episodes of a bulk write (an import's chunk, app/ingest.py INGEST_CHUNK) written between two
+# looks at the writer's urgent lane: when a write a caller waits on has arrived, what is written so
+# far commits and that write goes next, so an AppendEpisode beside an import waits for this many
+# of the import's episodes, not for its whole chunk (docs/DESIGN.md P12: a chunk's commit held the
+# writer thread for a median 12-19 ms beside an import). Without such a write waiting, the whole
+# chunk stays one transaction (one fsync).
+BULK_SLICE_EPISODES = 32
 # How often an import held back by the vector lag looks again (a wait on the queue's condition,
 # bounded so that a cancelled import stops waiting soon).
 LAG_POLL_SECONDS = 0.5
@@ -180,16 +187,47 @@ class Ledger:
     async def write(
         self, prepared: PreparedBatch, *, deadline: float | None = None, bulk: bool = False
     ) -> list[AppendOutcome]:
-        """Commits the items in one transaction, then adds them to the caches. Writes a caller
-        waits on that reach the writer thread together commit together (app/group_commit.py);
-        `bulk` writes (an import's chunks) give way to them."""
-        if bulk:
-            outcomes, _ = await self.write_with(
-                prepared, lambda _w, _outcomes: None, deadline=deadline, bulk=True
-            )
-            return outcomes
+        """Commits the items, then adds them to the caches. Writes a caller waits on that reach
+        the writer thread together commit together, in one transaction (app/group_commit.py);
+        `bulk` writes (an import's chunks) give way to them, before and while they run
+        (`_commit_bulk`)."""
         _check_deadline(deadline)
+        if bulk:
+            return await self._executors.run(
+                self._executors.bulk_writer, self._commit_bulk, prepared
+            )
         return await asyncio.wrap_future(self._group.submit(prepared, len(prepared.items)))
+
+    def _commit_bulk(self, prepared: PreparedBatch) -> list[AppendOutcome]:
+        """A bulk write's episodes, on the writer thread, `BULK_SLICE_EPISODES` at a time: in
+        one transaction while no write a caller waits on arrives; when one does, the part
+        written so far commits and is brought into the caches, the waiting writes go
+        (`WriterThread.give_way`), and the rest follows in a new transaction. Each part is
+        committed before it is reported, so a failure leaves the parts before it stored (a
+        retried import finds them by their client keys)."""
+        items, writer = prepared.items, self._executors.writer_thread
+        outcomes: list[AppendOutcome] = []
+        start = 0
+        while start < len(items):
+            first = start
+            with self._store.writing() as w:
+                recorded_at_us = now_us()
+                while start < len(items):
+                    part = items[start : start + BULK_SLICE_EPISODES]
+                    outcomes += w.append(
+                        part, model_id=self._embedder.model_id, recorded_at_us=recorded_at_us
+                    )
+                    start += len(part)
+                    if writer.urgent_waiting():
+                        break
+            self._committed(
+                PreparedBatch(items[first:start], prepared.facts[first:start]),
+                outcomes[first:start],
+                Change.NOTHING,
+            )
+            if start < len(items):
+                writer.give_way()
+        return outcomes
 
     def writes_waiting(self) -> int:
         """Writes a caller waits on that wait for the writer thread (app/group_commit.py)."""
@@ -224,7 +262,6 @@ class Ledger:
         also: Change = Change.NOTHING,
         guard: Callable[[StoreWriter], None] | None = None,
         deadline: float | None = None,
-        bulk: bool = False,
     ) -> tuple[list[AppendOutcome], T]:
         """Commits the items and whatever `then` writes beside them (a file version, a belief)
         in ONE transaction, on the writer thread; `then` sees the outcomes, so it can refer to
@@ -248,8 +285,7 @@ class Ledger:
             self._committed(prepared, outcomes, also)
             return outcomes, result
 
-        lane = self._executors.bulk_writer if bulk else self._executors.writer
-        return await self._executors.run(lane, commit)
+        return await self._executors.run(self._executors.writer, commit)
 
     def _committed(
         self, prepared: PreparedBatch, outcomes: Sequence[AppendOutcome], also: Change

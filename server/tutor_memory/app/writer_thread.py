@@ -5,7 +5,7 @@ when no such write waits.
 SQLite allows one writer, and one thread keeps each chain's links in the order writes were made,
 so every write runs on this thread. A FIFO put an AppendEpisode behind every chunk an import had
 queued (a second or more on a busy machine); with two lanes it waits at most for the one bulk job
-already running, which `INGEST_CHUNK` keeps short.
+already running, and a long bulk job gives way between its transactions (`give_way`).
 """
 
 from __future__ import annotations
@@ -55,15 +55,26 @@ class WriterThread:
 
     def _run(self) -> None:
         while (job := self._next()) is not None:
-            future, fn = job
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                result = fn()
-            except BaseException as exc:
-                future.set_exception(exc)
-            else:
-                future.set_result(result)
+            _execute(job)
+
+    def urgent_waiting(self) -> bool:
+        """Whether a write a caller waits on is queued."""
+        with self._cond:
+            return bool(self._lanes[0])
+
+    def give_way(self) -> None:
+        """Runs the urgent lane's queued jobs now, on this writer's thread, from inside a bulk
+        job that is between two of its transactions: a caller's write then waits for one part
+        of a long bulk job, not for all of it. Only the writer's own thread may call it (it is
+        the one thread that writes)."""
+        if threading.current_thread() is not self._thread:
+            raise RuntimeError("give_way() runs only on the writer thread, inside a bulk job")
+        while True:
+            with self._cond:
+                if not self._lanes[0]:
+                    return
+                job = self._lanes[0].popleft()
+            _execute(job)
 
     def shutdown(self) -> None:
         """Runs what both lanes hold, then stops the thread."""
@@ -72,6 +83,18 @@ class WriterThread:
             self._cond.notify()
         if threading.current_thread() is not self._thread:
             self._thread.join()
+
+
+def _execute(job: _Job) -> None:
+    future, fn = job
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        result = fn()
+    except BaseException as exc:
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
 
 
 class _Lane(Executor):
