@@ -3,6 +3,7 @@ reads. The browser tests (test_console_browser.py) check what a person sees."""
 
 from __future__ import annotations
 
+import html
 import re
 import sqlite3
 from collections.abc import AsyncIterator
@@ -15,7 +16,7 @@ import pytest
 from starlette.routing import Mount, Route
 
 from tests.console.conftest import Site
-from tests.helpers.harness import TOKEN_A, TOKEN_B, Harness, question
+from tests.helpers.harness import TOKEN_A, TOKEN_B, A, Harness, question
 from tests.helpers.seeded import B_SECRET, B_STUDENT, SCRIPT_TEXT, STUDENT
 from tutor_memory.api.auth import TokenBook
 from tutor_memory.app.config import ServerConfig
@@ -175,6 +176,23 @@ async def test_an_unknown_student_is_an_empty_state(site: Site) -> None:
             )
             assert reply.status_code == 200, path
             assert 'class="empty"' in reply.text, path
+
+
+async def test_an_erased_student_is_a_page_that_says_so_not_an_error(site: Site) -> None:
+    await site.harness.stub.ForgetStudent(pb.ForgetStudentRequest(student_id=STUDENT), metadata=A)
+    async with signed_in(site, TOKEN_A) as client:
+        for path in PAGES:
+            reply = await client.get(path, params={**CHAIN, "q": "osmosis", "run": "1"})
+            assert reply.status_code in (200, 404), (path, reply.status_code)
+            assert "Osmosis" not in reply.text, path
+        timeline = await client.get("/timeline", params=CHAIN)
+        assert timeline.status_code == 404
+        assert f"student_id {STUDENT!r} was erased at" in html.unescape(timeline.text)
+        assert 'id="problem"' in timeline.text
+        assert (
+            timeline.headers["content-security-policy"]
+            == (SECURITY_HEADERS["content-security-policy"])
+        )
 
 
 async def test_bad_input_is_a_message_not_an_error_page(site: Site) -> None:

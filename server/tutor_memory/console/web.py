@@ -26,10 +26,23 @@ from starlette.types import ASGIApp
 
 from tutor_memory.app.root import Services
 from tutor_memory.console.access import Gate
-from tutor_memory.console.pages import Pages, when
+from tutor_memory.console.pages import Pages, Problem, when
 from tutor_memory.console.sessions import COOKIE, SESSION_SECONDS, Sessions
+from tutor_memory.domain.errors import TutorMemoryError
 
 HERE = Path(__file__).parent
+# The HTTP status a page answers with when a use case refuses it, by the error's gRPC code (as the
+# API would have answered); any other is 500.
+HTTP_STATUS_OF_CODE = {
+    "INVALID_ARGUMENT": 400,
+    "UNAUTHENTICATED": 401,
+    "PERMISSION_DENIED": 403,
+    "NOT_FOUND": 404,
+    "FAILED_PRECONDITION": 409,
+    "RESOURCE_EXHAUSTED": 429,
+    "UNAVAILABLE": 503,
+    "DEADLINE_EXCEEDED": 504,
+}
 # The longest token the sign-in form reads; real ones are 46 characters.
 MAX_TOKEN_CHARS = 256
 # Paths served without a session: the sign-in page and the stylesheet it uses.
@@ -151,6 +164,16 @@ def build_console(services: Services, gate: Gate) -> Starlette:
         Route("/signout", signout, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        # A use case's refusal (an erased student's episodes, a store that cannot be reached)
+        # is a page that says so, with the status the API would have given, not a bare 500.
+        assert isinstance(exc, TutorMemoryError)
+        status = HTTP_STATUS_OF_CODE.get(exc.code, 500)
+        return pages.problem(request, Problem(status, str(exc)))
+
     return Starlette(
-        routes=routes, middleware=[Middleware(_Door, gate=gate, sessions=sessions, pages=pages)]
+        routes=routes,
+        middleware=[Middleware(_Door, gate=gate, sessions=sessions, pages=pages)],
+        exception_handlers={TutorMemoryError: refused},
     )
