@@ -20,6 +20,7 @@ from tutor_memory.api.convert import files as files_pb
 from tutor_memory.api.convert.common import chain_of, occurred_at
 from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import TutorMemoryError
+from tutor_memory.domain.limits import check_identifier
 
 NOW_US = 1_780_000_000_000_000
 CHAIN = ChainKey("tenant", "student", "subject")
@@ -29,14 +30,19 @@ def _chain(msg: Any) -> ChainKey:
     return chain_of("tenant", msg.student_id, msg.subject_id)
 
 
+def _batch_items(msg: Any) -> list[object]:
+    return [
+        episodes_pb.new_episode_from_proto(e, tenant="t", now_us=NOW_US, client_key_required=True)
+        for e in msg.episodes
+    ]
+
+
 CONVERSIONS: dict[type[Any], Callable[[Any], object]] = {
     pb.AppendEpisodeRequest: lambda m: episodes_pb.new_episode_from_proto(
         m.episode, tenant="t", now_us=NOW_US, client_key_required=False
     ),
-    pb.IngestEpisodesRequest: lambda m: [
-        episodes_pb.new_episode_from_proto(e, tenant="t", now_us=NOW_US, client_key_required=True)
-        for e in m.episodes
-    ],
+    pb.IngestEpisodesRequest: lambda m: _batch_items(m),
+    pb.ImportEpisodesRequest: lambda m: _batch_items(m),
     pb.ListEpisodesRequest: lambda m: (
         _chain(m),
         episodes_pb.page_size(m.page_size),
@@ -45,6 +51,14 @@ CONVERSIONS: dict[type[Any], Callable[[Any], object]] = {
         episodes_pb.optional_time("occurred_to", m.HasField("occurred_to"), m.occurred_to),
     ),
     pb.VerifyChainRequest: lambda m: episodes_pb.checkpoint_from_proto(m.checkpoint, _chain(m)),
+    # Requests that name a chain and nothing else the servicer converts (their other fields are
+    # read by the use case: SearchPassages' query and limit by FileIngest.search_passages).
+    pb.CheckpointRequest: _chain,
+    pb.SearchPassagesRequest: _chain,
+    pb.GetMapRequest: _chain,
+    pb.RederiveRequest: _chain,
+    pb.GetReportRequest: _chain,
+    pb.ForgetStudentRequest: lambda m: check_identifier("student_id", m.student_id),
     pb.BuildBlockRequest: lambda m: blocks_pb.block_request_from_proto(
         m, tenant="t", now_us=NOW_US
     ),
@@ -76,3 +90,9 @@ def test_converting_any_request_raises_nothing_but_project_errors(request_type: 
             convert(msg)
 
     check()
+
+
+def test_every_rpc_of_the_service_has_its_request_fuzzed() -> None:
+    service = pb.DESCRIPTOR.services_by_name["Memory"]
+    fuzzed = {t.DESCRIPTOR.full_name for t in CONVERSIONS}
+    assert {m.input_type.full_name for m in service.methods} == fuzzed
