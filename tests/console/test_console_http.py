@@ -8,6 +8,7 @@ import re
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -258,6 +259,31 @@ async def test_the_timeline_pages_through_the_history(site: Site) -> None:
     everything = await site.harness.list_all()
     assert seen == [str(e.episode_id) for e in everything]
     assert len(seen) > 50  # more than one page
+
+
+async def test_the_timeline_shows_only_the_period_asked_for(site: Site) -> None:
+    """From and to are days in the chosen time zone, both included."""
+    first, last = "2026-03-05", "2026-03-08"
+    start = datetime(2026, 3, 5, tzinfo=UTC)
+    end = datetime(2026, 3, 9, tzinfo=UTC)
+    everything = await site.harness.list_all()
+    expected = [
+        str(e.episode_id) for e in everything if start <= e.occurred_at.ToDatetime(tzinfo=UTC) < end
+    ]
+    assert 0 < len(expected) < len(everything)  # the period holds some of the history, not all
+    seen: list[str] = []
+    async with signed_in(site, TOKEN_A) as client:
+        params = {**CHAIN, "from": first, "to": last, "tz": "UTC"}
+        for _ in range(20):
+            reply = await client.get("/timeline", params=params)
+            assert reply.status_code == 200
+            seen.extend(part.split('"')[0] for part in reply.text.split('id="episode-')[1:])
+            marker = 'id="next-page"'
+            if marker not in reply.text:
+                break
+            href = reply.text.split(marker)[0].rsplit('href="', 1)[1].split('"')[0]
+            params = dict(httpx.QueryParams(href.split("?", 1)[1].replace("&amp;", "&")))
+    assert seen == expected
 
 
 async def test_development_mode_needs_no_sign_in_and_binds_loopback_only(site: Site) -> None:
