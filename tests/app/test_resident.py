@@ -83,6 +83,13 @@ async def test_chains_load_on_first_use_and_the_least_recently_used_leave_first(
         assert resident.resident_chains() == 1
         assert resident.evictions() == len(STUDENTS) - 1
         assert not resident.is_resident(chain("ada"))
+        # What an operator scrapes (README, Metrics) counts the same evictions.
+        scraped = h.app.services.telemetry.metrics.registry
+        for cache in ("vectors", "recall_tables"):
+            evicted = scraped.get_sample_value(
+                "tutor_memory_cache_evictions_total", {"cache": cache}
+            )
+            assert evicted == len(STUDENTS) - 1, cache
 
         # Written while evicted, then read: the reload holds everything, each episode once.
         late = await h.append(question("ada asks about mitochondria", student="ada"))

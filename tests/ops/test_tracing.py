@@ -99,6 +99,35 @@ async def test_every_call_is_a_span_and_a_block_s_stages_are_spans_under_it(
         assert build.start_time <= stage.start_time <= stage.end_time <= build.end_time
 
 
+async def test_the_environment_alone_switches_a_server_s_tracing_on(
+    server_config: ServerConfig, embedder: UseOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As an operator does it: no provider passed in, only the standard variables.
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "console")
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "tutor-memory-under-test")
+    app = await create_server(server_config, embedder=embedder)
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{app.port}")
+    try:
+        provider = app.services.telemetry.tracer_provider
+        assert provider is not None
+        assert provider.resource.attributes["service.name"] == "tutor-memory-under-test"
+        # Beside the console exporter the environment asked for, one the test can read.
+        seen = InMemorySpanExporter()
+        provider.add_span_processor(SimpleSpanProcessor(seen))
+        await pb_grpc.MemoryStub(channel).BuildBlock(
+            pb.BuildBlockRequest(
+                student_id="s1", subject_id="biology", query="osmosis", budget_tokens=500
+            ),
+            metadata=A,
+        )
+    finally:
+        await channel.close()
+        await app.stop(1.0)
+    names = [s.name for s in seen.get_finished_spans()]
+    assert "/tutor_memory.v1.Memory/BuildBlock" in names
+    assert "block.compose" in names
+
+
 def _timings(block: pb.BuildBlockReply) -> list[tuple[str, float]]:
     return [(t.stage, t.ms) for t in block.timings]
 
