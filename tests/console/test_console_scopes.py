@@ -13,32 +13,12 @@ import httpx
 import pytest
 
 from tests.helpers.harness import Harness, auth, question, start_harness, stop_harness
-from tutor_memory.api.auth import token_sha256
+from tests.helpers.scoped_tokens import BIOLOGY, CLASS_7B, FULL, TOKENS
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.cli.console_gate import TokenGate
 from tutor_memory.console.server import start_console
 from tutor_memory.models.embedder import UseOnnxEmbedder
 
-FULL, CLASS_7B, BIOLOGY = "full-token", "class-7b-token", "bio-token"
-TOKENS = f"""
-[[tokens]]
-tenant = "school"
-name = "admin"
-sha256 = "{token_sha256(FULL)}"
-
-[[tokens]]
-tenant = "school"
-name = "class-7b"
-sha256 = "{token_sha256(CLASS_7B)}"
-student_prefix = "7b-"
-read_only = true
-
-[[tokens]]
-tenant = "school"
-name = "biology-tutor"
-sha256 = "{token_sha256(BIOLOGY)}"
-subjects = ["biology"]
-"""
 # (student, subject, what the chain's one episode says)
 CHAINS = [
     ("7b-ada", "biology", "Ada asked about osmosis."),

@@ -10,37 +10,10 @@ import grpc
 import pytest
 
 from tests.helpers.harness import Harness, auth, question, start_harness, stop_harness
-from tutor_memory.api.auth import token_sha256
+from tests.helpers.scoped_tokens import BIOLOGY, CLASS_7B, FULL, READER, TOKENS
 from tutor_memory.app.config import ServerConfig
 from tutor_memory.models.embedder import UseOnnxEmbedder
 from tutor_memory_client._proto import memory_pb2 as pb
-
-FULL, READER, CLASS_7B, BIOLOGY = "full-token", "reader-token", "class-7b-token", "bio-token"
-
-TOKENS = f"""
-[[tokens]]
-tenant = "school"
-name = "admin"
-sha256 = "{token_sha256(FULL)}"
-
-[[tokens]]
-tenant = "school"
-name = "reports"
-sha256 = "{token_sha256(READER)}"
-read_only = true
-
-[[tokens]]
-tenant = "school"
-name = "class-7b"
-sha256 = "{token_sha256(CLASS_7B)}"
-student_prefix = "7b-"
-
-[[tokens]]
-tenant = "school"
-name = "biology-tutor"
-sha256 = "{token_sha256(BIOLOGY)}"
-subjects = ["biology"]
-"""
 
 
 @pytest.fixture
