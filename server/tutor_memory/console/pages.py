@@ -44,7 +44,8 @@ class Shown:
 
 
 class Problem(Exception):
-    """A request the page cannot answer; shown in the page with its status."""
+    """A request the page cannot answer; shown in the page with its status. Raised from a page,
+    it is answered by the console's handler (`console/web.py`)."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -97,10 +98,7 @@ class Pages:
     # -- timeline ------------------------------------------------------------------------------
 
     async def timeline(self, request: Request) -> Response:
-        try:
-            shown = self._shown(request)
-        except Problem as exc:
-            return self.problem(request, exc)
+        shown = self._shown(request)
         q = request.query_params
         try:
             tz = zone(q.get("tz", "UTC"))
@@ -181,10 +179,7 @@ class Pages:
     # -- block inspector -----------------------------------------------------------------------
 
     async def inspector(self, request: Request) -> Response:
-        try:
-            shown = self._shown(request)
-        except Problem as exc:
-            return self.problem(request, exc)
+        shown = self._shown(request)
         q = request.query_params
         form = forms.InspectorForm(
             query=q.get("q", ""),
@@ -217,10 +212,7 @@ class Pages:
     # -- concept map ---------------------------------------------------------------------------
 
     async def concept_map(self, request: Request) -> Response:
-        try:
-            shown = self._shown(request)
-        except Problem as exc:
-            return self.problem(request, exc)
+        shown = self._shown(request)
         chain_map = await self._s.files.concept_map(shown.chain)
         concept = request.query_params.get("concept", "")
         selected = chain_map.map.node_by_key(canonical_key(concept)) if concept else None
@@ -240,10 +232,7 @@ class Pages:
     # -- beliefs -------------------------------------------------------------------------------
 
     async def beliefs(self, request: Request) -> Response:
-        try:
-            shown = self._shown(request)
-        except Problem as exc:
-            return self.problem(request, exc)
+        shown = self._shown(request)
         histories = await self._s.beliefs.history(shown.chain, "")
         report = await self._s.reporter.report(shown.chain, now_us())
         context = {
@@ -258,10 +247,7 @@ class Pages:
     # -- chain ---------------------------------------------------------------------------------
 
     async def chain(self, request: Request) -> Response:
-        try:
-            shown = self._shown(request)
-        except Problem as exc:
-            return self.problem(request, exc)
+        shown = self._shown(request)
         report = await self._s.episodes.verify(shown.chain)
         checkpoint, refused = None, ""
         if report.verification.length:

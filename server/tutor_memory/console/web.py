@@ -165,15 +165,17 @@ def build_console(services: Services, gate: Gate) -> Starlette:
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
 
-    async def refused(request: Request, exc: Exception) -> Response:
-        # A use case's refusal (an erased student's episodes, a store that cannot be reached)
-        # is a page that says so, with the status the API would have given, not a bare 500.
-        assert isinstance(exc, TutorMemoryError)
-        status = HTTP_STATUS_OF_CODE.get(exc.code, 500)
-        return pages.problem(request, Problem(status, str(exc)))
+    async def cannot_show(request: Request, exc: Exception) -> Response:
+        # A page's own refusal (`Problem`: a malformed student, a chain outside the token's
+        # scopes), or a use case's (an erased student's episodes, a store that cannot be
+        # reached), is a page that says so; a use case's with the status the API would give.
+        if not isinstance(exc, Problem):
+            assert isinstance(exc, TutorMemoryError)
+            exc = Problem(HTTP_STATUS_OF_CODE.get(exc.code, 500), str(exc))
+        return pages.problem(request, exc)
 
     return Starlette(
         routes=routes,
         middleware=[Middleware(_Door, gate=gate, sessions=sessions, pages=pages)],
-        exception_handlers={TutorMemoryError: refused},
+        exception_handlers={Problem: cannot_show, TutorMemoryError: cannot_show},
     )
