@@ -1,6 +1,7 @@
 """Recall's detectors read a message in time linear in it (issue 12).
 
-Narration, record-question detection and time-window parsing are timed on adversarial shapes
+Narration, record-question detection (the phrase lists, and the test for whether a question may
+be read as a record question at all), and time-window parsing are timed on adversarial shapes
 drawn by hypothesis at n and 16 n characters, as in `tests.domain.text.test_linear_time` (see
 `tests.helpers.timing` for the bounds).
 """
@@ -12,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from tests.helpers.linear_time import linear_time_tests
 from tests.helpers.timing import EntryPoint
 from tutor_memory.domain.recall.narration import is_narration
+from tutor_memory.domain.recall.record_intent import open_to_examples
 from tutor_memory.domain.recall.record_mode import is_record_question
 from tutor_memory.domain.recall.timewindow import parse_time_window
 
@@ -23,6 +25,7 @@ TZ = "Europe/Rome"
 ENTRY_POINTS = {
     "narration.is_narration": EntryPoint(lambda text: is_narration(text, NOW_US, TZ), 256, 1.2),
     "record_mode.is_record_question": EntryPoint(is_record_question, 512, 0.5),
+    "record_intent.open_to_examples": EntryPoint(open_to_examples, 512, 0.6),
     "timewindow.parse_time_window": EntryPoint(
         lambda text: parse_time_window(text, NOW_US, TZ), 256, 1.3
     ),

@@ -24,6 +24,7 @@ from tutor_memory.domain.text.sentences import (
     split_sentences,
 )
 from tutor_memory.domain.text.spans import tokenize
+from tutor_memory.domain.text.stems import document_terms, grouped_query_terms
 from tutor_memory.domain.text.words import clitics, words
 
 
@@ -53,6 +54,8 @@ ENTRY_POINTS = {
     "phrases.PhraseIndex.find_all": EntryPoint(
         lambda text: list(_every_phrase().find_all(words(text))), 512, 1.0
     ),
+    "stems.document_terms": EntryPoint(document_terms, 512, 0.4),
+    "stems.grouped_query_terms": EntryPoint(grouped_query_terms, 512, 0.5),
 }
 
 
