@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.helpers.course import COURSE, STUDENT, SUBJECT
 from tests.helpers.harness import A, question, write_tokens_file
 from tests.helpers.server_process import ServerProcess
 from tutor_memory_client import ingest_messages
@@ -55,6 +56,20 @@ def _calls(stub: pb_grpc.MemoryStub, n: int) -> None:
     stub.Consolidate(pb.ConsolidateRequest(), metadata=A)
 
 
+def _search_a_course(stub: pb_grpc.MemoryStub) -> None:
+    """A course file and a search of it: its passages (texts and embeddings) are then held."""
+    upload = pb.IngestFileRequest(
+        student_id=STUDENT,
+        subject_id=SUBJECT,
+        file_id="cells.md",
+        filename="cells.md",
+        content=COURSE,
+    )
+    stub.IngestFile(upload, metadata=A)
+    search = pb.SearchPassagesRequest(student_id=STUDENT, subject_id=SUBJECT, query="water")
+    stub.SearchPassages(search, metadata=A)
+
+
 def test_a_scrape_of_a_live_server_shows_the_counters_move(tmp_path: Path) -> None:
     tokens = write_tokens_file(tmp_path / "tokens.toml")
     server = ServerProcess(tmp_path / "data", tokens, "--metrics-listen", "127.0.0.1:0")
@@ -68,6 +83,7 @@ def test_a_scrape_of_a_live_server_shows_the_counters_move(tmp_path: Path) -> No
             _calls(stub, 3)
             first = _scrape(port)
             _calls(stub, 2)
+            _search_a_course(stub)
             # Embeddings follow the acknowledgement (app/embedding_queue.py): scraped once the
             # backlog is empty.
             deadline = time.monotonic() + 60
@@ -107,7 +123,11 @@ def test_a_scrape_of_a_live_server_shows_the_counters_move(tmp_path: Path) -> No
 
     assert second[("tutor_memory_cache_chains", (("cache", "vectors"),))] == 1
     held = second[("tutor_memory_cache_bytes", (("cache", "vectors"),))]
-    assert held == 40 * 512 * 4  # 40 stored vectors of 512 float32
+    assert held == 41 * 512 * 4  # 40 questions and the file's episode: vectors of 512 float32
     assert second[("tutor_memory_cache_bytes", (("cache", "recall_tables"),))] > 0
     assert ("tutor_memory_cache_evictions_total", (("cache", "maps"),)) in second
+    # The course's passages: at least their 512-float embeddings and texts.
+    assert second[("tutor_memory_cache_chains", (("cache", "passages"),))] == 1
+    assert second[("tutor_memory_cache_bytes", (("cache", "passages"),))] > 512 * 4 + len(COURSE)
+    assert ("tutor_memory_cache_bytes", (("cache", "maps"),)) not in second
     assert second[("tutor_memory_tenant_episodes", (("tenant", "tenant-a"),))] >= 40

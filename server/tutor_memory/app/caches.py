@@ -31,10 +31,15 @@ class ChainCache(Generic[T]):
         load: Callable[[ChainKey], T],
         size: int = CHAIN_CACHE_SIZE,
         fresh: Callable[[ChainKey], None] | None = None,
+        *,
+        weigh: Callable[[T], int] | None = None,
+        max_bytes: int | None = None,
     ) -> None:
+        """`weigh` (a chain's data in bytes) and `max_bytes` bound the bytes held as well as the
+        chains, for data whose size per chain varies by orders of magnitude."""
         self._load = load
         self._fresh = fresh
-        self._items: LruCache[ChainKey, T] = LruCache(size)
+        self._items: LruCache[ChainKey, T] = LruCache(size, weigh=weigh, max_weight=max_bytes)
         # Loads under way, per chain, and the invalidations each chain had since its loads
         # began: a load that raced an invalidation is not kept as current. Only chains being
         # loaded have entries, so these stay as small as the loads in flight.
@@ -45,6 +50,11 @@ class ChainCache(Generic[T]):
     def __len__(self) -> int:
         """Chains held now."""
         return len(self._items)
+
+    @property
+    def bytes(self) -> int | None:
+        """Bytes held, as `weigh` counts them; None when the cache is not weighed."""
+        return self._items.weight
 
     @property
     def evictions(self) -> int:

@@ -44,6 +44,7 @@ from tutor_memory.domain.files.search import (
     FoundPassage,
     Passages,
     nearest,
+    passages_bytes,
 )
 from tutor_memory.domain.files.versions import (
     file_summary,
@@ -57,6 +58,12 @@ from tutor_memory.store.protocols import AppendOutcome, AppendStatus, FileReads,
 
 T = TypeVar("T")
 PassageCache = ChainCache[Passages]
+
+# Bytes of passages (texts and embeddings) kept in memory, over all chains. One course file may
+# hold 5 million characters, about 4,200 passages and 12 MiB with their embeddings, so a bound
+# on chains alone (CHAIN_CACHE_SIZE) would let a server fill gigabytes with the course files of
+# students who asked once; beyond this, the least recently searched chains load again.
+PASSAGE_CACHE_BYTES = 256 * 1024 * 1024
 
 
 # Passages embedded between two checks of a file's work budget (about a second of work).
@@ -295,7 +302,12 @@ def passage_cache(
 ) -> PassageCache:
     """Each chain's current passages and their embeddings, kept between calls: every
     SearchPassages and every grounded answer reads them, and they change only when a file
-    version is added or removed (the change hook drops the chain then)."""
+    version is added or removed (the change hook drops the chain then). Bounded in chains and in
+    bytes (PASSAGE_CACHE_BYTES)."""
     return ChainCache(
-        lambda chain: store.current_passages(chain, model_id), CHAIN_CACHE_SIZE, fresh
+        lambda chain: store.current_passages(chain, model_id),
+        CHAIN_CACHE_SIZE,
+        fresh,
+        weigh=passages_bytes,
+        max_bytes=PASSAGE_CACHE_BYTES,
     )

@@ -319,7 +319,7 @@ def _watch(
     """Every cache the metrics report (tutor_memory_cache_*), and the per-tenant counts. The
     vector index and the recall tables hold the chains in memory (app/resident.py), which leave
     together under the memory budget: both report its evictions; the per-chain caches of derived
-    data are LRU-bounded and cannot measure their bytes cheaply."""
+    data are LRU-bounded, and of them only the passages, bounded in bytes too, measure theirs."""
     metrics.watch_cache(
         "vectors",
         lambda: CacheReport(vectors.chains(), vectors.vector_bytes(), resident.evictions()),
@@ -338,4 +338,4 @@ def _watch(
 
 
 def _lru_report(cache: ChainCache[Any]) -> Callable[[], CacheReport]:
-    return lambda: CacheReport(len(cache), None, cache.evictions)
+    return lambda: CacheReport(len(cache), cache.bytes, cache.evictions)

@@ -21,19 +21,43 @@ CHAIN_IDS_KEPT = 16_384
 
 
 class LruCache(Generic[K, V]):
-    """At most `size` entries; reading an entry makes it the most recently used. Thread-safe."""
+    """At most `size` entries; reading an entry makes it the most recently used. Thread-safe.
 
-    def __init__(self, size: int) -> None:
+    With `weigh` (an entry's bytes, asked once when it is put) and `max_weight`, the entries also
+    weigh at most `max_weight` together, except that the entry put last always stays: one entry
+    heavier than the bound is still kept until the next put, so the call that loaded it and the
+    calls right after it do not load it again.
+    """
+
+    def __init__(
+        self,
+        size: int,
+        *,
+        weigh: Callable[[V], int] | None = None,
+        max_weight: int | None = None,
+    ) -> None:
         if size < 1:
             raise ValueError("an LRU cache holds at least one entry")
+        if (weigh is None) != (max_weight is None):
+            raise ValueError("a weighed LRU cache needs both `weigh` and `max_weight`")
         self._size = size
+        self._weigh = weigh
+        self._max_weight = max_weight
         self._items: OrderedDict[K, V] = OrderedDict()
+        # Each entry's weight, when the cache is weighed, and their sum.
+        self._weights: dict[K, int] = {}
+        self._weight = 0
         self._lock = threading.Lock()
-        # Entries dropped to stay within `size` (reported as a metric).
+        # Entries dropped to stay within `size` or `max_weight` (reported as a metric).
         self.evictions = 0
 
     def __len__(self) -> int:
         return len(self._items)
+
+    @property
+    def weight(self) -> int | None:
+        """What the entries weigh together; None for a cache that is not weighed."""
+        return None if self._weigh is None else self._weight
 
     def get(self, key: K) -> V | None:
         with self._lock:
@@ -55,27 +79,49 @@ class LruCache(Generic[K, V]):
         self.put_many([(key, value)])
 
     def put_many(self, items: Sequence[tuple[K, V]]) -> None:
-        """`put` of each (key, value), in order, under one acquisition of the lock."""
+        """`put` of each (key, value), in order, under one acquisition of the lock (entries are
+        weighed before it is taken: weighing may read a whole entry)."""
+        weigh = self._weigh
+        weights = [weigh(value) for _, value in items] if weigh is not None else None
         with self._lock:
-            for key, value in items:
+            for i, (key, value) in enumerate(items):
                 self._items[key] = value
                 self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+                if weights is not None:
+                    self._weight += weights[i] - self._weights.get(key, 0)
+                    self._weights[key] = weights[i]
+            while len(self._items) > self._size or self._overweight():
+                self._forget(next(iter(self._items)))
                 self.evictions += 1
+
+    def _overweight(self) -> bool:
+        """Whether the entries weigh more than the bound (the lock is held); the newest entry
+        alone never is."""
+        return (
+            self._max_weight is not None
+            and self._weight > self._max_weight
+            and len(self._items) > 1
+        )
+
+    def _forget(self, key: K) -> None:
+        """Drops `key`'s entry and its weight, if present (the lock is held)."""
+        self._items.pop(key, None)
+        self._weight -= self._weights.pop(key, 0)
 
     def pop(self, key: K) -> None:
         with self._lock:
-            self._items.pop(key, None)
+            self._forget(key)
 
     def clear(self) -> None:
         """Drops every entry (not counted as evictions)."""
         with self._lock:
             self._items.clear()
+            self._weights.clear()
+            self._weight = 0
 
     def drop_where(self, doomed: Callable[[K], bool]) -> None:
         """Drops the entries whose key `doomed` accepts (not counted as evictions): a pass over
         every entry, for rare events such as an erasure."""
         with self._lock:
             for key in [k for k in self._items if doomed(k)]:
-                del self._items[key]
+                self._forget(key)

@@ -3,6 +3,7 @@ embedding (the vectors are unit length, so a dot product is the cosine)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,6 +18,17 @@ DEFAULT_PASSAGES = 5
 
 # A chain's current passages and their embeddings (row i is passage i's).
 Passages = tuple[list[StoredPassage], npt.NDArray[np.float32]]
+
+
+def passages_bytes(passages: Passages) -> int:
+    """What a chain's passages hold in memory: the embedding matrix, and each passage's record
+    with its strings (the text dominates; the small ints are shared objects)."""
+    stored, matrix = passages
+    held = matrix.nbytes + sys.getsizeof(stored)
+    for p in stored:
+        held += sys.getsizeof(p) + sys.getsizeof(p.text) + sys.getsizeof(p.file_id)
+        held += sys.getsizeof(p.fingerprint)
+    return held
 
 
 @dataclass(frozen=True, slots=True)
