@@ -12,10 +12,11 @@ import pytest
 
 from tests.helpers.keys import TEST_MASTER_KEY
 from tutor_memory.domain.chain import verify_chain
+from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.episodes import ChainKey, Kind, validate_new_episode
 from tutor_memory.domain.errors import FailedPrecondition
 from tutor_memory.domain.recall.facts import recall_facts
-from tutor_memory.domain.records import NewBelief
+from tutor_memory.domain.records import NewBelief, NewFileVersion, NewPassage
 from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.postgres.database import DatabaseUnreachable
 from tutor_memory.store.postgres.migrate import MIGRATIONS_TABLE, migrations
@@ -78,6 +79,48 @@ def test_episodes_annotations_and_file_versions_refuse_update_and_delete(
             with pytest.raises(psycopg.errors.RestrictViolation, match="append-only"):
                 conn.execute(sql.encode())
     assert verify_chain(store.iter_links(A)).ok
+
+
+def _file_version() -> NewFileVersion:
+    return NewFileVersion(
+        file_id="cells.md", version=1, fingerprint="f" * 64, filename="cells.md",
+        kind="markdown", title="Cells", pages=1, size_bytes=10, extractor="caller",
+        concepts=(ExtractedConcept("Osmosis", "Osmosis moves water.", "", (), (1,)),),
+        name_vectors=np.eye(1, DIM, dtype=np.float32), rejected=(),
+        passages=(NewPassage(1, "Osmosis moves water.", np.full(DIM, 0.5, np.float32)),),
+    )  # fmt: skip
+
+
+def test_file_versions_refuse_update_delete_and_truncate(
+    store: PostgresStore, postgres_url: str
+) -> None:
+    with store.writing() as w:
+        (out,) = w.append([_prepared(A, "cells.md added")], model_id="m", recorded_at_us=NOW)
+        w.add_file_version(
+            A, _file_version(), episode_id=out.episode.episode_id, model_id="m",
+            ingested_at_us=NOW,
+        )  # fmt: skip
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        for sql in (
+            "UPDATE file_versions SET fingerprint = ''",
+            "DELETE FROM file_versions",
+            "TRUNCATE file_versions CASCADE",
+        ):
+            with pytest.raises(psycopg.errors.RestrictViolation, match="append-only"):
+                conn.execute(sql.encode())
+    assert store.latest_file_version(A, "cells.md") == (1, "f" * 64)
+    assert len(store.current_passages(A, "m")[0]) == 1
+
+
+@pytest.mark.parametrize(
+    "table", ["episodes", "annotations", "file_versions", "beliefs", "erasures"]
+)
+def test_no_append_only_table_can_be_truncated(
+    table: str, store: PostgresStore, postgres_url: str
+) -> None:
+    refused = pytest.raises(psycopg.errors.RestrictViolation, match="append-only: never truncate")
+    with psycopg.connect(postgres_url, autocommit=True) as conn, refused:
+        conn.execute(f"TRUNCATE {table} CASCADE".encode())
 
 
 def _belief(claim: str) -> NewBelief:
