@@ -238,6 +238,32 @@ async def test_late_arrivals_get_one_follow_up_digest(harness: Harness) -> None:
     assert "What is osmosis?" not in follow_up.text
 
 
+async def test_a_chains_status_lists_the_runs_that_wrote_newest_first(harness: Harness) -> None:
+    day = datetime(2026, 3, 2, tzinfo=UTC)
+    await ask(harness, "What is osmosis?", day + timedelta(hours=9))
+    await ask(harness, "What is diffusion?", day + timedelta(days=1, hours=9))
+    await consolidate(harness, day + timedelta(days=2))
+    await ask(harness, "And a membrane?", day + timedelta(hours=15))  # late, for day one
+    await consolidate(harness, day + timedelta(days=2, hours=2))
+    await consolidate(harness, day + timedelta(days=2, hours=3))  # nothing left: no trace
+
+    status = await harness.app.services.nightly.status(CHAIN)
+    runs = status.runs()
+    assert len(runs) == 2
+    late, first = runs
+    assert late.done_at_us > first.done_at_us
+    day_one = int(day.timestamp() * 1_000_000)
+    assert [(d.digest.day_start_us, d.digest.episodes) for d in late.digests] == [(day_one, 1)]
+    assert [(d.digest.day_start_us, d.digest.episodes) for d in first.digests] == [
+        (day_one + 86_400_000_000, 1),
+        (day_one, 1),
+    ]
+    assert first.episodes == 2
+    # Each row names the digest episode it wrote.
+    digests = {e.episode_id for e in await _digests(harness)}
+    assert {d.digest.episode_id for run in runs for d in run.digests} == digests
+
+
 async def test_concurrent_runs_write_each_digest_once_and_never_fail(harness: Harness) -> None:
     day = datetime(2026, 3, 2, tzinfo=UTC)
     for d in range(4):

@@ -241,7 +241,10 @@ def test_the_chain_page_verifies_and_shows_the_nightly_runs(
     assert browser.find_element(By.ID, "verify-status").text.startswith("Verified: all ")
     assert browser.find_element(By.ID, "checkpoint").is_displayed()
     assert "UTC" in browser.find_element(By.ID, "nightly-state").text
-    assert browser.find_elements(By.CSS_SELECTOR, "#digested-days tbody tr")
+    runs = browser.find_elements(By.CSS_SELECTOR, "#nightly-runs tbody tr.run-start")
+    assert runs
+    assert "episode #" in browser.find_element(By.CSS_SELECTOR, "#nightly-runs tbody").text
+    assert "UTC" in runs[0].text
     shoot(browser, "chain", tmp_path)
 
 

@@ -27,6 +27,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
@@ -41,7 +42,7 @@ from tutor_memory.domain.beliefs.history import calibration_pairs, decayed_row
 from tutor_memory.domain.clock import now_us, us_to_datetime
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, StoredEpisode
 from tutor_memory.domain.honesty.citations import verify_citations
-from tutor_memory.domain.records import DayDigest, NightlyState
+from tutor_memory.domain.records import DayDigest, NightlyState, WrittenDigest
 from tutor_memory.domain.reporting.digest import (
     ConsolidationNote,
     consolidation_note,
@@ -55,6 +56,10 @@ from tutor_memory.store.protocols import NightlyReads as NightlyReadsOfStore
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+# Day digests a chain's status lists (the console's chain page): a year of nightly runs, enough
+# to see when the cycle last wrote and what, without reading a long history's every digest.
+RECENT_DIGESTS = 366
 
 # Citations verified per chain per run (R8.4): bounded, so one night's cost does not grow with
 # the whole history; never-checked episodes go first, then those checked longest ago.
@@ -125,13 +130,36 @@ class NightlyReads(EpisodeReads, NightlyReadsOfStore, Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class NightlyRun:
+    """One run of the cycle as it shows in one chain: the digests it wrote there, latest day
+    first. A run that found nothing to digest in the chain wrote nothing and leaves no trace."""
+
+    done_at_us: int
+    digests: tuple[WrittenDigest, ...]
+
+    @property
+    def episodes(self) -> int:
+        return sum(d.digest.episodes for d in self.digests)
+
+
+@dataclass(frozen=True, slots=True)
 class NightlyStatus:
     """What the cycle has done for one chain: its state, the days it digested (start of each
-    day -> the highest seq digested), and when it last composed the self-model."""
+    day -> the highest seq digested), when it last composed the self-model, and its latest
+    digests (RECENT_DIGESTS at most), newest run first."""
 
     state: NightlyState | None
     digested_days: dict[int, int]
     composed_at_us: int | None
+    recent_digests: tuple[WrittenDigest, ...] = ()
+
+    def runs(self) -> list[NightlyRun]:
+        """The recent digests grouped by the run that wrote them, newest first (the oldest run
+        may show only its latest digests, when RECENT_DIGESTS cut it)."""
+        runs: list[NightlyRun] = []
+        for done_at, group in groupby(self.recent_digests, key=lambda d: d.done_at_us):
+            runs.append(NightlyRun(done_at, tuple(group)))
+        return runs
 
 
 class NightlyCycle:
@@ -161,6 +189,7 @@ class NightlyCycle:
                 store.nightly_state(chain),
                 store.day_coverage(chain),
                 store.self_model_composed_at(chain),
+                tuple(store.recent_digests(chain, RECENT_DIGESTS)),
             )
 
         return await self._read(read)

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
+from tutor_memory.app.nightly import RECENT_DIGESTS
 from tutor_memory.app.root import Services
 from tutor_memory.console import forms
 from tutor_memory.console.access import Viewer, may_read
@@ -256,6 +257,26 @@ class Pages:
             except FailedPrecondition as exc:
                 refused = str(exc)
         nightly = await self._s.nightly.status(shown.chain)
+        days_zone = zone(nightly.state.zone if nightly.state is not None else "UTC")
+        runs = [
+            {
+                "done_at_us": run.done_at_us,
+                "episodes": run.episodes,
+                "digests": [
+                    {
+                        "day": us_to_datetime(d.digest.day_start_us)
+                        .astimezone(days_zone)
+                        .strftime("%Y-%m-%d"),
+                        "episodes": d.digest.episodes,
+                        "first_seq": d.digest.first_seq,
+                        "last_seq": d.digest.last_seq,
+                        "episode_id": d.digest.episode_id,
+                    }
+                    for d in run.digests
+                ],
+            }
+            for run in nightly.runs()
+        ]
         context = {
             "chain": shown.chain,
             "page": "chain",
@@ -263,6 +284,9 @@ class Pages:
             "checkpoint": checkpoint,
             "refused": refused,
             "nightly": nightly,
-            "digested": sorted(nightly.digested_days.items(), reverse=True),
+            "days_digested": len(nightly.digested_days),
+            "runs": runs,
+            "digests_listed": len(nightly.recent_digests),
+            "digests_limit": RECENT_DIGESTS,
         }
         return self.render(request, "chain.html", context)

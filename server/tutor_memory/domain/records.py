@@ -136,6 +136,15 @@ class DayDigest:
 
 
 @dataclass(frozen=True, slots=True)
+class WrittenDigest:
+    """A stored day digest, with when the run that wrote it committed (every digest one run
+    writes for a chain shares that time)."""
+
+    digest: DayDigest
+    done_at_us: int
+
+
+@dataclass(frozen=True, slots=True)
 class ChainVectors:
     """Every stored embedding of one chain made by one model (what the vector index loads)."""
 

@@ -33,6 +33,7 @@ from tutor_memory.domain.records import (
     NewFileVersion,
     NightlyState,
     StoredPassage,
+    WrittenDigest,
 )
 from tutor_memory.domain.sealing import MasterKey
 from tutor_memory.store.transfer import TableTransfer
@@ -358,6 +359,11 @@ class NightlyReads(Protocol):
 
     def episodes_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         """The chain's episodes after `seq`, digests left out, in seq order."""
+        ...
+
+    def recent_digests(self, chain: ChainKey, limit: int) -> list[WrittenDigest]:
+        """The chain's `limit` most recently written day digests, newest run first and, within
+        a run, the latest day first."""
         ...
 
     def nightly_candidates(self) -> list[tuple[ChainKey, int, int | None]]:

@@ -18,6 +18,7 @@ from tutor_memory.domain.records import (
     NewFileVersion,
     NightlyState,
     StoredPassage,
+    WrittenDigest,
 )
 from tutor_memory.store.codec import (
     BELIEF_FIELDS,
@@ -250,6 +251,17 @@ def day_coverage(conn: Connection, key: Key) -> dict[int, int]:
         key,
     ).fetchall()
     return {int(start): int(seq) for start, seq in rows}
+
+
+def recent_digests(conn: Connection, key: Key, limit: int) -> list[WrittenDigest]:
+    """The chain's `limit` latest day digests: newest run first, latest day first within it."""
+    rows = conn.execute(
+        "SELECT day_start, day_end, first_seq, last_seq, episodes, covered_seq, episode_id, "
+        "done_at FROM day_digests WHERE student_key = %s AND chain_id = %s "
+        "ORDER BY done_at DESC, day_start DESC, first_seq DESC LIMIT %s",
+        (*key, limit),
+    ).fetchall()
+    return [WrittenDigest(DayDigest(*map(int, r[:7])), int(r[7])) for r in rows]
 
 
 def nightly_candidates(conn: Connection) -> list[tuple[int, int, int | None]]:

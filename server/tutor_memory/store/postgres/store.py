@@ -52,6 +52,7 @@ from tutor_memory.domain.records import (
     NewFileVersion,
     NightlyState,
     StoredPassage,
+    WrittenDigest,
 )
 from tutor_memory.domain.sealing import DataKey, MasterKey, Words, episode_ad
 from tutor_memory.store import codec
@@ -804,6 +805,13 @@ class PostgresStore:
             return {}
         with self.db.connection() as conn:
             return side.day_coverage(conn, key)
+
+    def recent_digests(self, chain: ChainKey, limit: int) -> list[WrittenDigest]:
+        key = self._key(chain)
+        if key is None:
+            return []
+        with self.db.connection() as conn:
+            return side.recent_digests(conn, key, limit)
 
     def episodes_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         key = self._key(chain)

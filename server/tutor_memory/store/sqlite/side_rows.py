@@ -20,6 +20,7 @@ from tutor_memory.domain.records import (
     NewFileVersion,
     NightlyState,
     StoredPassage,
+    WrittenDigest,
 )
 
 # -- files and passages ---------------------------------------------------------------------------
@@ -293,6 +294,17 @@ def day_coverage(conn: sqlite3.Connection, chain_id: int) -> dict[int, int]:
         (chain_id,),
     )
     return {int(start): int(seq) for start, seq in rows}
+
+
+def recent_digests(conn: sqlite3.Connection, chain_id: int, limit: int) -> list[WrittenDigest]:
+    """The chain's `limit` latest day digests: newest run first, latest day first within it."""
+    rows = conn.execute(
+        "SELECT day_start, day_end, first_seq, last_seq, episodes, covered_seq, episode_id, "
+        "done_at FROM day_digests WHERE chain_id = ? "
+        "ORDER BY done_at DESC, day_start DESC, first_seq DESC LIMIT ?",
+        (chain_id, limit),
+    )
+    return [WrittenDigest(DayDigest(*map(int, r[:7])), int(r[7])) for r in rows]
 
 
 def nightly_candidates(conn: sqlite3.Connection) -> list[tuple[int, int, int | None]]:

@@ -54,6 +54,7 @@ from tutor_memory.domain.records import (
     NewFileVersion,
     NightlyState,
     StoredPassage,
+    WrittenDigest,
 )
 from tutor_memory.domain.sealing import NO_WORDS, DataKey, MasterKey, Words, episode_ad
 from tutor_memory.store import codec
@@ -1143,6 +1144,10 @@ class SqliteStore:
     def day_coverage(self, chain: ChainKey) -> dict[int, int]:
         chain_id = self._existing_chain_id(chain)
         return {} if chain_id is None else side.day_coverage(self._reader(), chain_id)
+
+    def recent_digests(self, chain: ChainKey, limit: int) -> list[WrittenDigest]:
+        chain_id = self._existing_chain_id(chain)
+        return [] if chain_id is None else side.recent_digests(self._reader(), chain_id, limit)
 
     def episodes_after(self, chain: ChainKey, seq: int) -> list[StoredEpisode]:
         """The chain's episodes after `seq`, digests left out, in seq order."""
