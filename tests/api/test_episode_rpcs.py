@@ -8,7 +8,12 @@ import pytest
 from tests.helpers.harness import A, Harness, question
 from tutor_memory.app.ingest import INGEST_CHUNK
 from tutor_memory.domain.chain import GENESIS_HASH
-from tutor_memory.domain.episodes import SALIENCE_CHECK_WRONG, SALIENCE_QUESTION, SALIENCE_TAUGHT
+from tutor_memory.domain.episodes import (
+    SALIENCE_CHECK_WRONG,
+    SALIENCE_QUESTION,
+    SALIENCE_TAUGHT,
+    ChainKey,
+)
 from tutor_memory_client._proto import memory_pb2 as pb
 
 FINGERPRINT = "ab" * 32
@@ -195,3 +200,34 @@ async def test_unknown_student_lists_nothing(harness: Harness) -> None:
 async def test_question_salience_comes_from_the_table(harness: Harness) -> None:
     reply = await harness.append(question("what is a cell?"))
     assert reply.episode.salience == SALIENCE_QUESTION
+
+
+async def test_the_episode_list_pages_newest_first_before_each_position(harness: Harness) -> None:
+    """The console's newest-first timeline reads through the use case ListEpisodes reads with;
+    both stores order by (occurred_at, seq) descending and page strictly before a position, ties
+    of occurred_at broken by seq."""
+    times = [JAN_2025 + DAY * d for d in (3, 1, 1, 5, 2, 1, 4)]
+    await harness.ingest([question(f"q{i}", key=f"k{i}", seconds=t) for i, t in enumerate(times)])
+    episodes = harness.app.services.episodes
+    chain = ChainKey("tenant-a", "s1", "biology")
+    # Days 1 to 4: q3 (day 5) is outside.
+    window = {
+        "occurred_from_us": (JAN_2025 + DAY) * 1_000_000,
+        "occurred_to_us": (JAN_2025 + 5 * DAY) * 1_000_000,
+    }
+
+    async def every_page(newest_first: bool) -> list[str]:
+        seen: list[str] = []
+        after = None
+        while True:
+            page = await episodes.list(
+                chain, **window, after=after, limit=2, newest_first=newest_first
+            )
+            seen.extend(e.summary for e in page.episodes)
+            if not page.more:
+                return seen
+            after = (page.episodes[-1].occurred_at_us, page.episodes[-1].seq)
+
+    oldest = await every_page(False)
+    assert oldest == ["q1", "q2", "q5", "q4", "q0", "q6"]
+    assert await every_page(True) == oldest[::-1]

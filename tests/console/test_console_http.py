@@ -219,6 +219,7 @@ async def test_bad_input_is_a_message_not_an_error_page(site: Site) -> None:
             ({"from": "2026-03-10", "to": "2026-03-01"}, "to: must not be before from"),
             ({"tz": "Nowhere/Else"}, "time_zone: unknown IANA time zone"),
             ({"from": "1969-12-31"}, "from: before 1970-01-01"),
+            ({"order": "sideways"}, "order: must be one of oldest, newest"),
         ]:
             reply = await client.get("/timeline", params={**CHAIN, **params})
             assert reply.status_code == 400, params
@@ -243,19 +244,45 @@ async def test_tenant_b_sees_nothing_of_tenant_a(site: Site) -> None:
             assert B_SECRET not in reply.text
 
 
-async def test_the_timeline_pages_through_the_history(site: Site) -> None:
+async def _pages(client: httpx.AsyncClient, params: dict[str, str]) -> list[str]:
+    """The episode ids of every timeline page from `params` on, following "Next page"."""
     seen: list[str] = []
+    for _ in range(20):
+        reply = await client.get("/timeline", params=params)
+        assert reply.status_code == 200
+        seen.extend(part.split('"')[0] for part in reply.text.split('id="episode-')[1:])
+        marker = 'id="next-page"'
+        if marker not in reply.text:
+            return seen
+        href = reply.text.split(marker)[0].rsplit('href="', 1)[1].split('"')[0]
+        params = dict(httpx.QueryParams(href.split("?", 1)[1].replace("&amp;", "&")))
+    raise AssertionError("more than 20 pages")
+
+
+async def test_the_timeline_pages_newest_first_when_asked(site: Site) -> None:
+    everything = [str(e.episode_id) for e in await site.harness.list_all()]
     async with signed_in(site, TOKEN_A) as client:
-        params = dict(CHAIN)
-        for _ in range(20):
-            reply = await client.get("/timeline", params=params)
-            ids = [part.split('"')[0] for part in reply.text.split('id="episode-')[1:]]
-            seen.extend(ids)
-            marker = 'id="next-page"'
-            if marker not in reply.text:
-                break
-            href = reply.text.split(marker)[0].rsplit('href="', 1)[1].split('"')[0]
-            params = dict(httpx.QueryParams(href.split("?", 1)[1].replace("&amp;", "&")))
+        newest = await _pages(client, {**CHAIN, "order": "newest"})
+        first = await client.get("/timeline", params={**CHAIN, "order": "newest"})
+        checks = await _pages(client, {**CHAIN, "order": "newest", "kind": "check"})
+        march = await _pages(
+            client, {**CHAIN, "order": "newest", "from": "2026-03-05", "to": "2026-03-08"}
+        )
+        oldest_march = await _pages(client, {**CHAIN, "from": "2026-03-05", "to": "2026-03-08"})
+    assert len(everything) > 50  # more than one page
+    assert newest == everything[::-1]
+    assert "Newest first" in first.text
+    assert '<option value="newest" selected>' in first.text
+    by_id = {str(e.episode_id): e for e in await site.harness.list_all()}
+    assert checks
+    assert checks == [i for i in everything[::-1] if by_id[i].kind == pb.EPISODE_KIND_CHECK]
+    assert march
+    assert march == oldest_march[::-1]
+
+
+async def test_the_timeline_pages_through_the_history(site: Site) -> None:
+    async with signed_in(site, TOKEN_A) as client:
+        seen = await _pages(client, dict(CHAIN))
     everything = await site.harness.list_all()
     assert seen == [str(e.episode_id) for e in everything]
     assert len(seen) > 50  # more than one page
@@ -271,18 +298,8 @@ async def test_the_timeline_shows_only_the_period_asked_for(site: Site) -> None:
         str(e.episode_id) for e in everything if start <= e.occurred_at.ToDatetime(tzinfo=UTC) < end
     ]
     assert 0 < len(expected) < len(everything)  # the period holds some of the history, not all
-    seen: list[str] = []
     async with signed_in(site, TOKEN_A) as client:
-        params = {**CHAIN, "from": first, "to": last, "tz": "UTC"}
-        for _ in range(20):
-            reply = await client.get("/timeline", params=params)
-            assert reply.status_code == 200
-            seen.extend(part.split('"')[0] for part in reply.text.split('id="episode-')[1:])
-            marker = 'id="next-page"'
-            if marker not in reply.text:
-                break
-            href = reply.text.split(marker)[0].rsplit('href="', 1)[1].split('"')[0]
-            params = dict(httpx.QueryParams(href.split("?", 1)[1].replace("&amp;", "&")))
+        seen = await _pages(client, {**CHAIN, "from": first, "to": last, "tz": "UTC"})
     assert seen == expected
 
 

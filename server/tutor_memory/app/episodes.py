@@ -166,8 +166,10 @@ class Episodes:
         occurred_to_us: int | None,
         after: tuple[int, int] | None,
         limit: int,
+        newest_first: bool = False,
     ) -> EpisodePage:
-        """Episodes ordered by (occurred_at, seq) inside [from, to), after a page position."""
+        """Episodes ordered by (occurred_at, seq) inside [from, to), after a page position; with
+        `newest_first`, the latest first and the page position's earlier ones after it."""
         if (
             occurred_from_us is not None
             and occurred_to_us is not None
@@ -186,6 +188,7 @@ class Episodes:
                 occurred_to_us=occurred_to_us,
                 after=after,
                 limit=limit + 1,
+                newest_first=newest_first,
             ),
         )
         return EpisodePage(rows[:limit], len(rows) > limit)

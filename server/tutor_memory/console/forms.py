@@ -43,6 +43,19 @@ def kinds_of(values: list[str]) -> tuple[Kind, ...]:
     return tuple(kinds)
 
 
+# The timeline's orders: the value in the query string -> whether the latest episodes come first.
+TIMELINE_ORDERS = {"oldest": False, "newest": True}
+
+
+def newest_first(value: str) -> bool:
+    """Whether the timeline lists the latest episodes first ("newest"; "" or "oldest": not)."""
+    if not value:
+        return False
+    if value not in TIMELINE_ORDERS:
+        raise InvalidArgument("order", f"must be one of {', '.join(TIMELINE_ORDERS)}")
+    return TIMELINE_ORDERS[value]
+
+
 def day_start_us(field: str, value: str, tz: ZoneInfo, *, plus_days: int = 0) -> int | None:
     """The start of a YYYY-MM-DD day in time zone `tz`, in µs (empty: no bound)."""
     if not value:

@@ -107,12 +107,13 @@ class Pages:
             start = forms.day_start_us("from", q.get("from", ""), tz)
             end = forms.day_start_us("to", q.get("to", ""), tz, plus_days=1)
             after = forms.decode_position(q.get("after", ""))
+            latest_first = forms.newest_first(q.get("order", ""))
             if start is not None and end is not None and end <= start:
                 raise InvalidArgument("to", "must not be before from")
         except InvalidArgument as exc:
             return self.problem(request, Problem(400, str(exc)), shown.chain)
         episodes, next_after, scanned_all = await self._timeline_page(
-            shown.chain, kinds, start, end, after
+            shown.chain, kinds, start, end, after, latest_first
         )
         notes = await self._s.episodes.notes(shown.chain, [e.episode_id for e in episodes])
 
@@ -135,6 +136,7 @@ class Pages:
             "date_from": q.get("from", ""),
             "date_to": q.get("to", ""),
             "next_after": next_after,
+            "order": "newest" if latest_first else "oldest",
             "scanned_all": scanned_all,
             "first_page": after is None,
             "preview": TEXT_PREVIEW_CHARS,
@@ -150,18 +152,25 @@ class Pages:
         start: int | None,
         end: int | None,
         after: tuple[int, int] | None,
+        latest_first: bool,
     ) -> tuple[list[StoredEpisode], str, bool]:
-        """One page in (occurred_at, seq) order after `after`, read page by page from the store
-        as ListEpisodes reads it; with a kind filter, at most TIMELINE_SCAN_ROWS rows are read.
-        Returns the episodes, where the next page starts ("" at the end), and whether the scan
-        stopped early (then the next page may still hold matches)."""
+        """One page in (occurred_at, seq) order after `after` (or in the reverse order, before
+        it, when `latest_first`), read page by page from the store as ListEpisodes reads it;
+        with a kind filter, at most TIMELINE_SCAN_ROWS rows are read. Returns the episodes, where
+        the next page starts ("" at the end), and whether the scan stopped early (then the next
+        page may still hold matches)."""
         found: list[StoredEpisode] = []
         scanned = 0
         position = after
         while True:
             batch = TIMELINE_PAGE if not kinds else SCAN_BATCH
             page = await self._s.episodes.list(
-                chain, occurred_from_us=start, occurred_to_us=end, after=position, limit=batch
+                chain,
+                occurred_from_us=start,
+                occurred_to_us=end,
+                after=position,
+                limit=batch,
+                newest_first=latest_first,
             )
             for ep in page.episodes:
                 scanned += 1

@@ -163,8 +163,10 @@ class EpisodeReads(Protocol):
         occurred_to_us: int | None,
         after: tuple[int, int] | None,
         limit: int,
+        newest_first: bool = False,
     ) -> list[StoredEpisode]:
-        """Episodes ordered by (occurred_at, seq), strictly after the `after` position."""
+        """Episodes ordered by (occurred_at, seq), strictly after the `after` position; with
+        `newest_first`, in the reverse order, strictly before it."""
         ...
 
     def iter_chain(self, chain: ChainKey) -> Iterator[StoredEpisode]:

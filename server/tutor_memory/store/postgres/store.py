@@ -244,6 +244,7 @@ class PostgresStore:
         occurred_to_us: int | None,
         after: tuple[int, int] | None,
         limit: int,
+        newest_first: bool = False,
     ) -> list[StoredEpisode]:
         key = self._key(chain)
         if key is None:
@@ -256,11 +257,14 @@ class PostgresStore:
         if occurred_to_us is not None:
             where.append("e.occurred_at < %s")
             args.append(occurred_to_us)
+        beyond, order = ("<", "DESC") if newest_first else (">", "ASC")
         if after is not None:
-            where.append("(e.occurred_at, e.seq) > (%s, %s)")
+            where.append(f"(e.occurred_at, e.seq) {beyond} (%s, %s)")
             args.extend(after)
         args.append(limit)
-        return self._episodes(" AND ".join(where), args, "e.occurred_at, e.seq LIMIT %s")
+        return self._episodes(
+            " AND ".join(where), args, f"e.occurred_at {order}, e.seq {order} LIMIT %s"
+        )
 
     def iter_chain(self, chain: ChainKey) -> Iterator[StoredEpisode]:
         key = self._key(chain)

@@ -700,6 +700,7 @@ class SqliteStore:
         occurred_to_us: int | None,
         after: tuple[int, int] | None,
         limit: int,
+        newest_first: bool = False,
     ) -> list[StoredEpisode]:
         conn = self._reader()
         chain_id = self._chain_id(conn, chain)
@@ -713,13 +714,14 @@ class SqliteStore:
         if occurred_to_us is not None:
             where.append("e.occurred_at < ?")
             args.append(occurred_to_us)
+        beyond, order = ("<", "DESC") if newest_first else (">", "ASC")
         if after is not None:
-            where.append("(e.occurred_at, e.seq) > (?, ?)")
+            where.append(f"(e.occurred_at, e.seq) {beyond} (?, ?)")
             args.extend(after)
         args.append(limit)
         rows = conn.execute(
             f"SELECT {_EPISODE_COLUMNS} FROM {_EPISODE_FROM} WHERE {' AND '.join(where)} "
-            "ORDER BY e.occurred_at, e.seq LIMIT ?",
+            f"ORDER BY e.occurred_at {order}, e.seq {order} LIMIT ?",
             args,
         ).fetchall()
         return [self._episode(conn, r) for r in rows]
