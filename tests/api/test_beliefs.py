@@ -3,8 +3,11 @@ history, re-derivation, and the block's belief section."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-from datetime import timedelta
+import threading
+from datetime import datetime, timedelta
+from typing import Any
 
 import grpc
 import pytest
@@ -12,6 +15,7 @@ import pytest
 from tests.helpers.course import STUDENT, SUBJECT, T0, at, check, give_course, history
 from tests.helpers.harness import A, Harness
 from tutor_memory.domain.episodes import ChainKey, StoredEpisode
+from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory_client._proto import memory_pb2 as pb
 
 
@@ -217,6 +221,69 @@ async def test_rederive_replays_a_check_recorded_while_it_prepared(
         pb.RederiveRequest(student_id=STUDENT, subject_id=SUBJECT), metadata=A
     )
     assert reply.checks_replayed == 2
+
+
+def check_episode(topic: str, right: bool, when: datetime, *, key: str) -> pb.NewEpisode:
+    """A check as a batch import carries it."""
+    outcome = pb.CHECK_OUTCOME_RIGHT if right else pb.CHECK_OUTCOME_WRONG
+    return pb.NewEpisode(
+        student_id=STUDENT,
+        subject_id=SUBJECT,
+        kind=pb.EPISODE_KIND_CHECK,
+        summary=f"Check on {topic}",
+        check=pb.CheckResult(outcome=outcome, topic=topic),
+        occurred_at=at(when),
+        client_key=key,
+    )
+
+
+async def test_rederive_and_refresh_route_the_history_off_the_writer_thread(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Routing every check of a long history takes seconds; on the writer thread it would hold
+    up every other chain's writes for as long. The writer only routes the checks recorded after
+    the routing (none here)."""
+    from tutor_memory.domain.beliefs.history import CheckGroups
+
+    await give_course(harness)
+    await harness.ingest(
+        [
+            check_episode("Osmosis", i % 2 == 0, T0 + timedelta(minutes=i), key=f"c{i}")
+            for i in range(30)
+        ]
+    )  # a batch import of checks ends with a refresh of the chain's beliefs
+    routed: list[tuple[str, int]] = []
+    original = CheckGroups.advanced
+
+    def recording(self: CheckGroups, checks: Any, budget: Any = None) -> CheckGroups:
+        routed.append((threading.current_thread().name, len(checks)))
+        return original(self, checks, budget)
+
+    monkeypatch.setattr(CheckGroups, "advanced", recording)
+    await harness.ingest([check_episode("Diffusion", True, T0 + timedelta(hours=9), key="d1")])
+    reply = await harness.stub.Rederive(
+        pb.RederiveRequest(student_id=STUDENT, subject_id=SUBJECT), metadata=A
+    )
+    assert reply.checks_replayed == 31
+    on_writer = [n for thread, n in routed if thread == "writer"]
+    elsewhere = [n for thread, n in routed if thread != "writer"]
+    assert on_writer
+    assert set(on_writer) == {0}
+    # The refresh after the second import routed its one new check; the re-derivation, all.
+    assert 1 in elsewhere
+    assert 31 in elsewhere
+
+
+async def test_a_rederive_past_its_deadline_writes_nothing(harness: Harness) -> None:
+    await give_course(harness)
+    for i in range(3):
+        await check(harness, "Osmosis", False, T0 + timedelta(hours=i))
+    before = await history(harness, "Osmosis")
+    loop = asyncio.get_running_loop()
+    chain = ChainKey("tenant-a", STUDENT, SUBJECT)
+    with pytest.raises(DeadlineExceeded, match="rederive: routing the recorded checks"):
+        await harness.app.services.beliefs.rederive(chain, deadline=loop.time() - 1)
+    assert await history(harness, "Osmosis") == before
 
 
 async def test_a_teaching_question_and_its_note_are_one_transaction_and_never_taught_twice(

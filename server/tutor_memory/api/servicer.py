@@ -280,7 +280,7 @@ class MemoryServicer(pb_grpc.MemoryServicer):
         self, request: pb.RederiveRequest, context: grpc.aio.ServicerContext
     ) -> pb.RederiveReply:
         chain = _chain(request.student_id, request.subject_id)
-        done = await self._s.beliefs.rederive(chain)
+        done = await self._s.beliefs.rederive(chain, deadline=_deadline(context))
         return pb.RederiveReply(
             retired=done.retired, derived=done.derived, checks_replayed=done.checks_replayed
         )

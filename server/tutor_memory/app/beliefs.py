@@ -27,7 +27,7 @@ from tutor_memory.domain.beliefs.rules import (
     derive,
     same_belief,
 )
-from tutor_memory.domain.budget import WorkBudget, text_work_budget
+from tutor_memory.domain.budget import WorkBudget, text_work_budget, unlimited
 from tutor_memory.domain.clock import now_us
 from tutor_memory.domain.conceptmap.bands import Band
 from tutor_memory.domain.conceptmap.canonical import canonical_key
@@ -260,14 +260,37 @@ class BeliefKeeper:
             w.supersede_belief(chain, current.belief_id, belief_id)
         return next(b for b in w.current_beliefs(chain) if b.belief_id == belief_id)
 
+    async def _routed(
+        self, chain: ChainKey, matcher: NameMatcher, budget: WorkBudget, *, anew: bool
+    ) -> tuple[CheckGroups, int]:
+        """The chain's checks grouped by concept, routed before the transaction that uses them:
+        routing every check of a long history takes seconds, and inside a transaction it would
+        hold the writer thread, and every other chain's writes, for as long. The routing runs on
+        the long-text thread (apart from ordinary turns' text work) and checks `budget` between
+        checks. From the kept groups when their names still match, unless `anew`; the
+        transaction then advances the result by the checks recorded meanwhile, which are few.
+        Returns the groups and how many checks were read."""
+        cached = None if anew else self._groups.get(chain)
+        if cached is None or cached.matcher.names != matcher.names:
+            cached = CheckGroups.empty(matcher)
+        recorded = await self._executors.run(
+            self._executors.readers, self._store.episodes_of_kind, chain, (Kind.CHECK,)
+        )
+        checks = [c for c in recorded if c.seq > cached.through]
+        groups = await self._executors.run_within(
+            self._executors.long_text, budget, cached.advanced, checks, budget
+        )
+        return groups, len(checks)
+
     async def refresh(self, chain: ChainKey) -> int:
         """Brings every concept's belief up to date with the chain's checks (after a batch
-        import of checks), reading the checks inside the transaction; returns how many beliefs
-        changed."""
+        import of checks); the transaction reads the checks routed before it began and those
+        recorded since; returns how many beliefs changed."""
         matcher = (await self._chain_map(chain)).matcher
+        routed, _ = await self._routed(chain, matcher, unlimited(), anew=False)
 
         def update(w: StoreWriter) -> tuple[int, CheckGroups]:
-            groups = CheckGroups.empty(matcher).advanced(w.checks_after(chain, 0))
+            groups = routed.advanced(w.checks_after(chain, routed.through))
             before = {b.concept_key: b.belief_id for b in w.current_beliefs(chain)}
             changed = 0
             for key, (name, evidence) in groups.groups.items():
@@ -282,14 +305,18 @@ class BeliefKeeper:
         self._remember(chain, groups)
         return changed
 
-    async def rederive(self, chain: ChainKey) -> Rederived:
+    async def rederive(self, chain: ChainKey, *, deadline: float | None = None) -> Rederived:
         """Retires every current belief and replays the recorded checks under today's rules
-        (R5.6), reading them inside the transaction. Episodes are only read."""
+        (R5.6): routed anew before the transaction (stopping at the caller's `deadline`, event-
+        loop time, with nothing written), and the checks recorded meanwhile inside it.
+        Episodes are only read."""
         matcher = (await self._chain_map(chain)).matcher
+        budget = WorkBudget("rederive: routing the recorded checks", deadline=deadline)
+        routed, read = await self._routed(chain, matcher, budget, anew=True)
 
-        def replay(w: StoreWriter) -> Rederived:
-            checks = w.checks_after(chain, 0)
-            groups = CheckGroups.empty(matcher).advanced(checks)
+        def replay(w: StoreWriter) -> tuple[Rederived, CheckGroups]:
+            late = w.checks_after(chain, routed.through)
+            groups = routed.advanced(late)
             at = now_us()
             retired = w.retire_current_beliefs(chain, at)
             derived_count = 0
@@ -300,9 +327,11 @@ class BeliefKeeper:
                 reason = f"{REDERIVE_REASON.format(version=RULES_VERSION)}: {derived.reason}"
                 w.add_belief(chain, new_row(name, derived, reason=reason), created_at_us=at)
                 derived_count += 1
-            return Rederived(retired, derived_count, len(checks))
+            return Rederived(retired, derived_count, read + len(late)), groups
 
-        return await self._ledger.in_transaction(chain, Change.BELIEFS, replay)
+        done, groups = await self._ledger.in_transaction(chain, Change.BELIEFS, replay)
+        self._remember(chain, groups)
+        return done
 
     # -- reads ---------------------------------------------------------------------------------
 

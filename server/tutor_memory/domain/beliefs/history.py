@@ -20,6 +20,7 @@ from tutor_memory.domain.beliefs.rules import (
     describe_change,
     render_belief,
 )
+from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.clock import us_to_datetime
 from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.conceptmap.names import NameMatcher
@@ -123,12 +124,15 @@ class CheckGroups:
     def empty(cls, matcher: NameMatcher) -> CheckGroups:
         return cls(matcher, 0, {})
 
-    def advanced(self, checks: Sequence[StoredEpisode]) -> CheckGroups:
-        """These groups with `checks` (recorded after `through`, in seq order) routed in."""
+    def advanced(
+        self, checks: Sequence[StoredEpisode], budget: WorkBudget | None = None
+    ) -> CheckGroups:
+        """These groups with `checks` (recorded after `through`, in seq order) routed in;
+        `budget` is checked before each check."""
         if not checks:
             return self
         groups = dict(self.groups)
-        for ep in checks:
+        for ep in checks if budget is None else budget.each(checks):
             if ep.check is None:
                 continue
             _, name = route_topic(ep.check.topic, evaluation_of(ep.text), self.matcher)
