@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -27,22 +28,34 @@ CHAINS = [
 ]
 
 
+@dataclass
+class Console:
+    base: str
+    harness: Harness
+    tokens: Path
+
+
 @pytest.fixture
-async def console_base(tmp_path: Path, embedder: UseOnnxEmbedder) -> AsyncIterator[str]:
+async def console(tmp_path: Path, embedder: UseOnnxEmbedder) -> AsyncIterator[Console]:
     tokens = tmp_path / "tokens.toml"
     tokens.write_text(TOKENS)
     config = ServerConfig(listen="127.0.0.1:0", data_dir=tmp_path / "data", tokens_file=tokens)
     h: Harness = await start_harness(config, embedder)
     for student, subject, says in CHAINS:
         await h.append(question(says, student=student, subject=subject), md=auth(FULL))
-    console = await start_console(
+    served = await start_console(
         "127.0.0.1:0", h.app.services, TokenGate(lambda: h.app.gate.tokens)
     )
     try:
-        yield f"http://127.0.0.1:{console.port}"
+        yield Console(f"http://127.0.0.1:{served.port}", h, tokens)
     finally:
-        await console.stop()
+        await served.stop()
         await stop_harness(h)
+
+
+@pytest.fixture
+def console_base(console: Console) -> str:
+    return console.base
 
 
 @asynccontextmanager
@@ -96,3 +109,34 @@ async def test_an_unscoped_token_sees_every_chain_of_its_tenant(console_base: st
             assert subject in home.text
             reply = await _timeline(client, student, subject)
             assert says in html.unescape(reply.text)
+
+
+async def test_a_reloaded_tokens_file_applies_to_sessions_already_signed_in(
+    console: Console,
+) -> None:
+    """The tokens file reloaded (what SIGHUP does): a narrowed token narrows its open session at
+    its next request, and a removed token's session ends, for good."""
+    async with _signed_in(console.base, FULL) as full, _signed_in(console.base, CLASS_7B) as cls:
+        assert (await _timeline(full, "7c-bob", "biology")).status_code == 200
+        assert (await _timeline(cls, "7b-ada", "biology")).status_code == 200
+        # The admin token narrowed to class 7b; the class-7b token removed.
+        narrowed = TOKENS.replace('name = "admin"\n', 'name = "admin"\nstudent_prefix = "7b-"\n')
+        removed = narrowed.split("[[tokens]]")
+        kept = [part for part in removed if 'name = "class-7b"' not in part]
+        console.tokens.write_text("[[tokens]]".join(kept))
+        assert await console.harness.app.reload_tokens()
+
+        other = await _timeline(full, "7c-bob", "biology")
+        assert other.status_code == 403
+        assert "mitosis" not in other.text
+        assert (await _timeline(full, "7b-ada", "biology")).status_code == 200
+        assert "7c-bob" not in (await full.get("/")).text
+
+        gone = await _timeline(cls, "7b-ada", "biology")
+        assert gone.status_code == 401
+        assert 'id="token"' in gone.text
+        assert "osmosis" not in gone.text
+        # The token back in the file does not revive the ended session: sign in again.
+        console.tokens.write_text(TOKENS)
+        assert await console.harness.app.reload_tokens()
+        assert (await _timeline(cls, "7b-ada", "biology")).status_code == 401

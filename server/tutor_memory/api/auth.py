@@ -73,6 +73,11 @@ class TokenBook:
         """Raises TokensFileError (a ValueError) naming the line of the problem."""
         return cls.from_parsed(load_tokens_file(path))
 
+    def caller_of_sha256(self, sha256: str) -> Caller | None:
+        """The caller of the token whose sha256 (hex) is `sha256`, as this book has it; None for
+        a token it does not hold (and always in development mode, which holds none)."""
+        return None if self._by_hash is None else self._by_hash.get(sha256)
+
     def authenticate(self, metadata: Iterable[tuple[str, str | bytes]]) -> Caller:
         if self._by_hash is None:
             return Caller(DEV_TENANT, "development")

@@ -1,8 +1,9 @@
 """The console's door, made from the API's tokens: a person signs in with a token exactly as a
 caller authenticates (`TokenBook.authenticate`), and sees that token's tenant within its scope.
 
-The gate reads the API's current token book at each sign-in, so a tokens file reloaded on SIGHUP
-applies to the console too. A token's scope (`app.access.Scope`: student prefix, subjects) limits
+The gate reads the API's current token book at each sign-in and at every request of a session, so
+a tokens file reloaded on SIGHUP applies to the console at once: a removed token's sessions end,
+a narrowed scope narrows them. A token's scope (`app.access.Scope`: student prefix, subjects) limits
 what its viewer may read exactly as it limits its API calls: the console's one access check
 (`console.access.may_read`) asks `Viewer.allows`, made here from the scope.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from tutor_memory.api.auth import DEV_TENANT, Caller, TokenBook
+from tutor_memory.api.auth import DEV_TENANT, Caller, TokenBook, token_sha256
 from tutor_memory.api.server import App
 from tutor_memory.app.access import Named
 from tutor_memory.console.access import Viewer
@@ -33,6 +34,10 @@ def _read_scope(caller: Caller) -> Callable[[str, str], bool]:
     return allows
 
 
+def _viewer(caller: Caller, key: str) -> Viewer:
+    return Viewer(caller.tenant, caller.name, _read_scope(caller), key)
+
+
 class TokenGate:
     def __init__(self, tokens: Callable[[], TokenBook]) -> None:
         # The current book, read at each use: SIGHUP may have replaced it.
@@ -47,7 +52,11 @@ class TokenGate:
             caller = self._tokens().authenticate([("authorization", f"Bearer {token}")])
         except Unauthenticated:
             return None
-        return Viewer(caller.tenant, caller.name, _read_scope(caller))
+        return _viewer(caller, token_sha256(token.strip()))
+
+    def viewer(self, key: str) -> Viewer | None:
+        caller = self._tokens().caller_of_sha256(key)
+        return None if caller is None else _viewer(caller, key)
 
     def development_viewer(self) -> Viewer:
         return Viewer(DEV_TENANT, "development")

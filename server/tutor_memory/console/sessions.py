@@ -1,5 +1,7 @@
 """Signed-in sessions, held in the process's memory: a random id in an HttpOnly cookie, mapped to
-the viewer its token named. Nothing is written anywhere; a restart signs everyone out."""
+the key of the token that signed in (`Viewer.key`, its sha256: never the token), from which the
+gate makes the viewer at every request. Nothing is written anywhere; a restart signs everyone
+out."""
 
 from __future__ import annotations
 
@@ -7,8 +9,6 @@ import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-
-from tutor_memory.console.access import Viewer
 
 # The session cookie's name.
 COOKIE = "tm_console"
@@ -23,7 +23,7 @@ SESSION_ID_BYTES = 32
 
 @dataclass(frozen=True, slots=True)
 class _Session:
-    viewer: Viewer
+    key: str
     expires_at: float
 
 
@@ -33,14 +33,15 @@ class Sessions:
         self._limit = limit
         self._by_id: OrderedDict[str, _Session] = OrderedDict()
 
-    def open(self, viewer: Viewer) -> str:
+    def open(self, key: str) -> str:
         session_id = secrets.token_urlsafe(SESSION_ID_BYTES)
-        self._by_id[session_id] = _Session(viewer, time.monotonic() + self._lifetime)
+        self._by_id[session_id] = _Session(key, time.monotonic() + self._lifetime)
         while len(self._by_id) > self._limit:
             self._by_id.popitem(last=False)
         return session_id
 
-    def viewer(self, session_id: str | None) -> Viewer | None:
+    def key(self, session_id: str | None) -> str | None:
+        """The key of the token that opened the session; None for no live session."""
         if not session_id:
             return None
         session = self._by_id.get(session_id)
@@ -49,7 +50,7 @@ class Sessions:
         if session.expires_at < time.monotonic():
             del self._by_id[session_id]
             return None
-        return session.viewer
+        return session.key
 
     def close(self, session_id: str | None) -> None:
         if session_id:

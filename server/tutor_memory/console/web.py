@@ -87,7 +87,11 @@ class _Door(BaseHTTPMiddleware):
         if self._gate.is_development:
             request.state.viewer = self._gate.development_viewer()
         else:
-            request.state.viewer = self._sessions.viewer(request.cookies.get(COOKIE))
+            session_id = request.cookies.get(COOKIE)
+            key = self._sessions.key(session_id)
+            request.state.viewer = None if key is None else self._gate.viewer(key)
+            if key is not None and request.state.viewer is None:
+                self._sessions.close(session_id)  # its token left the tokens file
         open_path = request.url.path.startswith(OPEN_PATHS)
         if request.state.viewer is None and not open_path:
             response = self._pages.render(request, "signin.html", {"error": ""}, 401)
@@ -138,7 +142,7 @@ def build_console(services: Services, gate: Gate) -> Starlette:
         response = RedirectResponse("/", status_code=303)
         response.set_cookie(
             COOKIE,
-            sessions.open(viewer),
+            sessions.open(viewer.key),
             max_age=SESSION_SECONDS,
             httponly=True,
             samesite="strict",
