@@ -294,7 +294,11 @@ class FileIngest:
         if not stored:
             return []
         vector = await self._executors.run(self._executors.embed, self._embedder.embed, [query])
-        return nearest(stored, matrix, vector[0], limit or DEFAULT_PASSAGES)
+        # Off the event loop: a chain may hold tens of thousands of passages, and scoring and
+        # sorting them all takes milliseconds (numpy lets go of the GIL while it multiplies).
+        return await self._executors.run(
+            self._executors.readers, nearest, stored, matrix, vector[0], limit or DEFAULT_PASSAGES
+        )
 
 
 def passage_cache(

@@ -43,7 +43,15 @@ def nearest(
     query: npt.NDArray[np.float32],
     limit: int,
 ) -> list[FoundPassage]:
-    """The `limit` passages most similar to `query`, best first; ties keep their stored order."""
+    """The `limit` passages most similar to `query`, best first; ties keep their stored order.
+    Only the passages at or above the `limit`-th best score are sorted (a partition finds it in
+    linear time), which gives the order a sort of them all would."""
+    if limit <= 0 or not len(passages):
+        return []
     sims = matrix @ query
-    best = np.argsort(-sims, kind="stable")[:limit]
+    candidates = np.arange(len(sims))
+    if limit < len(sims):
+        cut = len(sims) - limit
+        candidates = np.flatnonzero(sims >= np.partition(sims, cut)[cut])
+    best = candidates[np.argsort(-sims[candidates], kind="stable")][:limit]
     return [FoundPassage(passages[i], float(sims[i])) for i in best]
