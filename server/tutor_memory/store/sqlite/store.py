@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -42,7 +43,13 @@ from tutor_memory.domain.erasure import (
     check_erasable,
     erased_message,
 )
-from tutor_memory.domain.errors import FailedPrecondition, NotFound
+from tutor_memory.domain.errors import (
+    FailedPrecondition,
+    NotFound,
+    ResourceExhausted,
+    TutorMemoryError,
+    Unavailable,
+)
 from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, stems_from_text
 from tutor_memory.domain.records import (
     BeliefRow,
@@ -73,6 +80,8 @@ from tutor_memory.store.protocols import (
 from tutor_memory.store.sqlite import side_rows as side
 from tutor_memory.store.sqlite import transfer
 from tutor_memory.store.sqlite.migrate import migrate
+
+log = logging.getLogger("tutor_memory.store.sqlite")
 
 # How long a connection waits for another's lock before failing (another server process of
 # `serve --workers`, or an offline CLI tool).
@@ -116,6 +125,27 @@ def _begin_write(conn: sqlite3.Connection) -> None:
             pause = min(2 * pause, WRITE_RETRY_MAX_S)
     finally:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
+def _write_refused(exc: sqlite3.OperationalError) -> TutorMemoryError | None:
+    """What a caller is told when SQLite refused a write for a reason of the machine, not of the
+    request (None: any other error, a fault of the server). Nothing of the transaction stays."""
+    code = exc.sqlite_errorcode & 0xFF  # the primary code of an extended one
+    if code == sqlite3.SQLITE_FULL:
+        return ResourceExhausted(
+            "store: the database's disk is full; nothing was written (free space, then retry)"
+        )
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return Unavailable(
+            f"store: another process held the database's write lock for over "
+            f"{BUSY_TIMEOUT_MS // 1000} s; nothing was written (retry)"
+        )
+    if code == sqlite3.SQLITE_IOERR:
+        return Unavailable(
+            "store: the database file could not be written (an I/O error; the server log has "
+            "it); nothing was written"
+        )
+    return None
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -367,14 +397,25 @@ class SqliteStore:
         end of the block, or nothing does."""
         with self._write_lock:
             conn = self._writer
-            _begin_write(conn)
+            try:
+                _begin_write(conn)
+            except sqlite3.OperationalError as exc:
+                raise (_write_refused(exc) or exc) from exc
             writer = SqliteWriter(self, conn)
             try:
                 yield writer
                 conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
+            except BaseException as exc:
+                # SQLite ends the transaction itself on some errors (a full disk): a ROLLBACK
+                # then would fail and hide the error, and leave the keyring's pending keys.
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 self._keys.rollback()
+                if isinstance(exc, sqlite3.OperationalError):
+                    refused = _write_refused(exc)
+                    if refused is not None:
+                        log.warning("store refused a write", extra={"reason": str(exc)})
+                        raise refused from exc
                 raise
             self._keys.commit()
             self._chain_ids.put_many(list(writer.new_chains.items()))

@@ -1,0 +1,77 @@
+"""A full disk under the embedded store: the write is refused with RESOURCE_EXHAUSTED naming the
+cause, nothing of it stays (not even the new student's data key it made), the server keeps
+serving, and once there is room the same write succeeds and survives a restart.
+
+The disk is filled for the database alone with SQLite's `max_page_count`, which fails a write
+that needs a new page exactly as a full disk does (SQLITE_FULL), and, as with a full disk,
+SQLite ends the transaction itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import grpc
+import pytest
+
+from tests.helpers.harness import (
+    A,
+    Harness,
+    question,
+    start_harness,
+    stop_harness,
+    write_tokens_file,
+)
+from tutor_memory.app.config import ServerConfig
+from tutor_memory.models.embedder import UseOnnxEmbedder
+from tutor_memory.store.sqlite.store import SqliteStore
+from tutor_memory_client._proto import memory_pb2 as pb
+
+# A text that needs pages the full database does not have.
+LONG = "osmosis moves water across a membrane " * 1_000
+
+
+def _fill(h: Harness, *, full: bool) -> None:
+    store = h.app.services.store
+    assert isinstance(store, SqliteStore)
+    writer = store._writer  # the one connection that writes
+    pages = writer.execute("PRAGMA page_count").fetchone()[0]
+    writer.execute(f"PRAGMA max_page_count = {pages if full else 2**30}")
+
+
+async def test_a_full_disk_refuses_the_write_keeps_nothing_and_the_retry_lasts(
+    tmp_path: Path, embedder: UseOnnxEmbedder
+) -> None:
+    config = ServerConfig(
+        listen="127.0.0.1:0",
+        data_dir=tmp_path / "data",
+        tokens_file=write_tokens_file(tmp_path / "tokens.toml"),
+    )
+    h = await start_harness(config, embedder)
+    try:
+        await h.append(question("first", student="s1"))
+        _fill(h, full=True)
+        # A new student: the append also makes the student's data key.
+        episode = question("a long one", student="s2", key="k-long")
+        episode.text = LONG
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await h.append(episode)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "disk is full; nothing was written" in (err.value.details() or "")
+        assert await h.list_all(student="s2") == []
+        assert len(await h.list_all(student="s1")) == 1  # reads go on
+        _fill(h, full=False)
+        stored = (await h.append(episode)).episode
+        assert stored.text == LONG
+    finally:
+        await stop_harness(h)
+
+    h = await start_harness(config, embedder)
+    try:
+        (again,) = await h.list_all(student="s2")
+        assert again.text == LONG
+        verified = await h.stub.VerifyChain(
+            pb.VerifyChainRequest(student_id="s2", subject_id="biology"), metadata=A
+        )
+        assert verified.ok
+    finally:
+        await stop_harness(h)
