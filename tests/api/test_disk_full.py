@@ -1,8 +1,8 @@
-"""A full disk under the embedded store: the write is refused with RESOURCE_EXHAUSTED naming the
+"""A full disk under the store: the write is refused with RESOURCE_EXHAUSTED naming the
 cause, nothing of it stays (not even the new student's data key it made), the server keeps
 serving, and once there is room the same write succeeds and survives a restart.
 
-The disk is filled for the database alone with SQLite's `max_page_count`, which fails a write
+On SQLite the disk is filled for the database alone with `max_page_count`, which fails a write
 that needs a new page exactly as a full disk does (SQLITE_FULL), and, as with a full disk,
 SQLite ends the transaction itself."""
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import grpc
+import psycopg
 import pytest
 
 from tests.helpers.harness import (
@@ -75,3 +76,51 @@ async def test_a_full_disk_refuses_the_write_keeps_nothing_and_the_retry_lasts(
         assert verified.ok
     finally:
         await stop_harness(h)
+
+
+async def test_a_full_postgresql_disk_is_resource_exhausted_and_the_retry_lasts(
+    tmp_path: Path, embedder: UseOnnxEmbedder, postgres_url: str
+) -> None:
+    """PostgreSQL's disk full (SQLSTATE 53100, "could not extend file") raised where a real one
+    would come from, the episode insert, by a trigger that stands in for the disk."""
+    config = ServerConfig(
+        listen="127.0.0.1:0",
+        data_dir=tmp_path / "data",
+        tokens_file=write_tokens_file(tmp_path / "tokens.toml"),
+        store=postgres_url,
+    )
+    h = await start_harness(config, embedder)
+    try:
+        await h.append(question("first", student="s1"))
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute(DISK_FULL_TRIGGER)
+        episode = question("a long one", student="s2", key="k-long")
+        episode.text = LONG
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await h.append(episode)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "disk is full; nothing was written" in (err.value.details() or "")
+        assert await h.list_all(student="s2") == []
+        assert len(await h.list_all(student="s1")) == 1
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute("DROP TRIGGER disk_full ON episodes")
+        assert (await h.append(episode)).episode.text == LONG
+        (again,) = await h.list_all(student="s2")
+        assert again.text == LONG
+        verified = await h.stub.VerifyChain(
+            pb.VerifyChainRequest(student_id="s2", subject_id="biology"), metadata=A
+        )
+        assert verified.ok
+    finally:
+        await stop_harness(h)
+
+
+DISK_FULL_TRIGGER = """
+CREATE OR REPLACE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'could not extend file "base/1/2": No space left on device'
+        USING ERRCODE = 'disk_full';
+END;
+$$;
+CREATE TRIGGER disk_full BEFORE INSERT ON episodes FOR EACH STATEMENT EXECUTE FUNCTION disk_full();
+"""

@@ -111,7 +111,8 @@ class Database:
     @contextmanager
     def connection(self) -> Iterator[Connection]:
         """A pooled autocommit connection for one store operation. Connection failures come out
-        as Unavailable, an exhausted pool as ResourceExhausted; other errors pass unchanged."""
+        as Unavailable, an exhausted pool or a full disk as ResourceExhausted; other errors pass
+        unchanged."""
         if self._lost.is_set():
             self._probe()
         wait = seconds_left(DEFAULT_POOL_WAIT_SECONDS)
@@ -135,6 +136,12 @@ class Database:
             ) from None
         try:
             yield conn
+        except psycopg.errors.DiskFull as exc:
+            # Class 53: the server is up and could not extend a file. Not an outage: the call
+            # says so, and readiness stays as it is.
+            raise ResourceExhausted(
+                "store: the database's disk is full; nothing was written (free space, then retry)"
+            ) from exc
         except psycopg.OperationalError as exc:
             if conn.broken or conn.closed:
                 self._lost.set()
