@@ -237,41 +237,54 @@ def check_episode(topic: str, right: bool, when: datetime, *, key: str) -> pb.Ne
     )
 
 
-async def test_rederive_and_refresh_route_the_history_off_the_writer_thread(
+async def test_no_path_routes_the_whole_history_on_the_writer_thread(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Routing every check of a long history takes seconds; on the writer thread it would hold
-    up every other chain's writes for as long. The writer only routes the checks recorded after
-    the routing (none here)."""
-    from tutor_memory.domain.beliefs.history import CheckGroups
+    up every other chain's writes for as long. A check recorded when no routed groups are kept
+    (after a restart, an eviction, a change of the map's names), the refresh after a batch
+    import and a re-derivation all route the history before their transaction; the writer only
+    routes the checks recorded since (the new check itself, or none)."""
+    from tutor_memory.domain.beliefs import history as belief_history
 
     await give_course(harness)
     await harness.ingest(
         [
             check_episode("Osmosis", i % 2 == 0, T0 + timedelta(minutes=i), key=f"c{i}")
-            for i in range(30)
+            for i in range(230)
         ]
     )  # a batch import of checks ends with a refresh of the chain's beliefs
     routed: list[tuple[str, int]] = []
-    original = CheckGroups.advanced
+    original = belief_history.CheckGroups.advanced
 
-    def recording(self: CheckGroups, checks: Any, budget: Any = None) -> CheckGroups:
+    def recording(self: Any, checks: Any, budget: Any = None) -> Any:
         routed.append((threading.current_thread().name, len(checks)))
         return original(self, checks, budget)
 
-    monkeypatch.setattr(CheckGroups, "advanced", recording)
+    monkeypatch.setattr(belief_history.CheckGroups, "advanced", recording)
+    harness.app.services.beliefs.forget(ChainKey("tenant-a", STUDENT, SUBJECT))
+    await check(harness, "Osmosis", True, T0 + timedelta(hours=8))
+    on_writer, elsewhere = _split(routed)
+    assert on_writer == [1]
+    # All 230 checks, ROUTING_SLICE at a time, so other long texts get their turn between.
+    assert elsewhere == [100, 100, 30]
+
+    routed.clear()
     await harness.ingest([check_episode("Diffusion", True, T0 + timedelta(hours=9), key="d1")])
     reply = await harness.stub.Rederive(
         pb.RederiveRequest(student_id=STUDENT, subject_id=SUBJECT), metadata=A
     )
-    assert reply.checks_replayed == 31
-    on_writer = [n for thread, n in routed if thread == "writer"]
-    elsewhere = [n for thread, n in routed if thread != "writer"]
-    assert on_writer
+    assert reply.checks_replayed == 232
+    on_writer, elsewhere = _split(routed)
     assert set(on_writer) == {0}
-    # The refresh after the second import routed its one new check; the re-derivation, all.
-    assert 1 in elsewhere
-    assert 31 in elsewhere
+    # The refresh routed the one imported check; the re-derivation, all of them.
+    assert elsewhere == [1, 100, 100, 32]
+
+
+def _split(routed: list[tuple[str, int]]) -> tuple[list[int], list[int]]:
+    """The sizes of the routings done on the writer thread, and of those done elsewhere."""
+    on_writer = [n for thread, n in routed if thread == "writer"]
+    return on_writer, [n for thread, n in routed if thread != "writer"]
 
 
 async def test_a_rederive_past_its_deadline_writes_nothing(harness: Harness) -> None:
