@@ -14,7 +14,7 @@ import pytest
 from tests.helpers.keys import TEST_MASTER_KEY
 from tutor_memory.domain.chain import verify_chain
 from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode, validate_new_episode
-from tutor_memory.domain.errors import NotFound
+from tutor_memory.domain.errors import NotFound, Unavailable
 from tutor_memory.domain.recall.facts import FACTS_VERSION, RecallFacts, recall_facts
 from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.protocols import AppendStatus, PreparedEpisode
@@ -184,14 +184,15 @@ def test_a_write_waits_for_another_processs_write_lock_and_goes_ahead_soon_after
     assert store.episode_counts()
 
 
-def test_a_write_gives_up_with_sqlites_busy_error_when_the_lock_is_never_released(
+def test_a_write_gives_up_as_unavailable_when_the_lock_is_never_released(
     store: SqliteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_MS", 100)
     other = sqlite3.connect(tmp_path / "db.sqlite3", isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
+    other.execute("BEGIN IMMEDIATE")  # another process of the same data directory
+    refused = pytest.raises(Unavailable, match="held the database's write lock for over")
     try:
-        with pytest.raises(sqlite3.OperationalError, match="locked"), store.writing() as w:
+        with refused, store.writing() as w:
             w.append([_prepared(A, "never")], model_id="m", recorded_at_us=NOW)
     finally:
         other.execute("ROLLBACK")

@@ -17,7 +17,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -83,6 +83,9 @@ from tutor_memory.store.sqlite.migrate import migrate
 
 log = logging.getLogger("tutor_memory.store.sqlite")
 
+# The primary result code in SQLite's extended ones (SQLITE_BUSY_RECOVERY is SQLITE_BUSY | 1<<8).
+PRIMARY_CODE = 0xFF
+
 # How long a connection waits for another's lock before failing (another server process of
 # `serve --workers`, or an offline CLI tool).
 BUSY_TIMEOUT_MS = 10_000
@@ -119,7 +122,8 @@ def _begin_write(conn: sqlite3.Connection) -> None:
                 conn.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as exc:
-                if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                busy = exc.sqlite_errorcode & PRIMARY_CODE == sqlite3.SQLITE_BUSY
+                if not busy or time.monotonic() > deadline:
                     raise
             time.sleep(pause)
             pause = min(2 * pause, WRITE_RETRY_MAX_S)
@@ -130,12 +134,12 @@ def _begin_write(conn: sqlite3.Connection) -> None:
 def _write_refused(exc: sqlite3.OperationalError) -> TutorMemoryError | None:
     """What a caller is told when SQLite refused a write for a reason of the machine, not of the
     request (None: any other error, a fault of the server). Nothing of the transaction stays."""
-    code = exc.sqlite_errorcode & 0xFF  # the primary code of an extended one
+    code = exc.sqlite_errorcode & PRIMARY_CODE
     if code == sqlite3.SQLITE_FULL:
         return ResourceExhausted(
             "store: the database's disk is full; nothing was written (free space, then retry)"
         )
-    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+    if code == sqlite3.SQLITE_BUSY:
         return Unavailable(
             f"store: another process held the database's write lock for over "
             f"{BUSY_TIMEOUT_MS // 1000} s; nothing was written (retry)"
@@ -146,6 +150,43 @@ def _write_refused(exc: sqlite3.OperationalError) -> TutorMemoryError | None:
             "it); nothing was written"
         )
     return None
+
+
+def _refuse(exc: sqlite3.OperationalError) -> None:
+    """Raises the status `_write_refused` gives `exc`, logged; returns for any other error."""
+    refused = _write_refused(exc)
+    if refused is not None:
+        log.warning("store refused a write", extra={"reason": str(exc)})
+        raise refused from exc
+
+
+@contextmanager
+def _write_transaction(conn: sqlite3.Connection, undo: Callable[[], None]) -> Iterator[None]:
+    """BEGIN IMMEDIATE, the block, COMMIT; or ROLLBACK and `undo()` (what the block did outside
+    the database) when it raises. A write the machine refused comes out as its status."""
+    try:
+        _begin_write(conn)
+    except sqlite3.OperationalError as exc:
+        _refuse(exc)
+        raise
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        try:
+            # SQLite ends the transaction itself on some errors (a full disk): a ROLLBACK then
+            # would fail, and hide the error.
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        finally:
+            undo()
+        if isinstance(exc, sqlite3.OperationalError):
+            _refuse(exc)
+        raise
+
+
+def _nothing_to_undo() -> None:
+    """For a transaction that changes nothing outside the database."""
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -397,26 +438,10 @@ class SqliteStore:
         end of the block, or nothing does."""
         with self._write_lock:
             conn = self._writer
-            try:
-                _begin_write(conn)
-            except sqlite3.OperationalError as exc:
-                raise (_write_refused(exc) or exc) from exc
-            writer = SqliteWriter(self, conn)
-            try:
+            # A refused write must not leave the data keys it made cached as if stored.
+            with _write_transaction(conn, self._keys.rollback):
+                writer = SqliteWriter(self, conn)
                 yield writer
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                # SQLite ends the transaction itself on some errors (a full disk): a ROLLBACK
-                # then would fail and hide the error, and leave the keyring's pending keys.
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                self._keys.rollback()
-                if isinstance(exc, sqlite3.OperationalError):
-                    refused = _write_refused(exc)
-                    if refused is not None:
-                        log.warning("store refused a write", extra={"reason": str(exc)})
-                        raise refused from exc
-                raise
             self._keys.commit()
             self._chain_ids.put_many(list(writer.new_chains.items()))
 
@@ -585,15 +610,10 @@ class SqliteStore:
     ) -> ErasureOutcome:
         with self._write_lock:
             conn = self._writer
-            _begin_write(conn)
-            try:
+            with _write_transaction(conn, _nothing_to_undo):
                 outcome = self._erase_in_transaction(
                     conn, tenant, student, by, at_us, allow_plaintext_history
                 )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
             self._forget_erased((tenant, student), outcome.erasure)
             if not outcome.already_erased:
                 # The deletes' old page images sit in the WAL until a checkpoint copies the
@@ -652,8 +672,7 @@ class SqliteStore:
         done = 0
         with self._write_lock:
             conn = self._writer
-            _begin_write(conn)
-            try:
+            with _write_transaction(conn, _nothing_to_undo):
                 rows = conn.execute(
                     "SELECT tenant, student, master_key_id, wrapped FROM student_keys"
                 ).fetchall()
@@ -672,10 +691,6 @@ class SqliteStore:
                         (new_master.key_id, new_master.wrap(tenant, student, raw), tenant, student),
                     )
                     done += 1
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         return done
 
