@@ -130,3 +130,16 @@ def test_the_passages_bound_holds_many_ordinary_courses_and_some_of_the_largest(
     largest = passages_bytes(_passages(4_200, chars=1_200))
     assert 10 * 2**20 < largest < 16 * 2**20
     assert 12 * largest <= PASSAGE_CACHE_BYTES
+
+
+def test_an_entry_weighed_by_its_caller_is_not_weighed_again() -> None:
+    weighed: list[int] = []
+
+    def weigh(value: int) -> int:
+        weighed.append(value)
+        return value
+
+    cache: LruCache[str, int] = LruCache(10, weigh=weigh, max_weight=100)
+    cache.put("a", 3, weight=7)
+    cache.put("b", 5)
+    assert (cache.weight, weighed) == (12, [5])

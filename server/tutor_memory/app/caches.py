@@ -39,6 +39,7 @@ class ChainCache(Generic[T]):
         chains, for data whose size per chain varies by orders of magnitude."""
         self._load = load
         self._fresh = fresh
+        self._weigh = weigh
         self._items: LruCache[ChainKey, T] = LruCache(size, weigh=weigh, max_weight=max_bytes)
         # Loads under way, per chain, and the invalidations each chain had since its loads
         # began: a load that raced an invalidation is not kept as current. Only chains being
@@ -78,13 +79,15 @@ class ChainCache(Generic[T]):
             generation = self._generation.get(chain, 0)
         try:
             loaded = self._load(chain)
+            # Weighed before the lock: weighing reads the whole entry.
+            weight = None if self._weigh is None else self._weigh(loaded)
         except BaseException:
             with self._lock:
                 self._done_loading(chain)
             raise
         with self._lock:
             if self._generation.get(chain, 0) == generation:
-                self._items.put(chain, loaded)
+                self._items.put(chain, loaded, weight=weight)
             self._done_loading(chain)
         return loaded
 

@@ -75,14 +75,19 @@ class LruCache(Generic[K, V]):
                     self._items.move_to_end(key)
             return found
 
-    def put(self, key: K, value: V) -> None:
-        self.put_many([(key, value)])
+    def put(self, key: K, value: V, *, weight: int | None = None) -> None:
+        """`weight`: the entry's, when the caller weighed it already (else `weigh` does)."""
+        self.put_many([(key, value)], None if weight is None else [weight])
 
-    def put_many(self, items: Sequence[tuple[K, V]]) -> None:
+    def put_many(self, items: Sequence[tuple[K, V]], weights: Sequence[int] | None = None) -> None:
         """`put` of each (key, value), in order, under one acquisition of the lock (entries are
-        weighed before it is taken: weighing may read a whole entry)."""
+        weighed before it is taken: weighing may read a whole entry). `weights`: the entries'
+        own, when the caller weighed them already."""
         weigh = self._weigh
-        weights = [weigh(value) for _, value in items] if weigh is not None else None
+        if weights is None and weigh is not None:
+            weights = [weigh(value) for _, value in items]
+        if weigh is None:
+            weights = None
         with self._lock:
             for i, (key, value) in enumerate(items):
                 self._items[key] = value
