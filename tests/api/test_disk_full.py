@@ -8,6 +8,7 @@ SQLite ends the transaction itself."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -39,41 +40,57 @@ def _fill(h: Harness, *, full: bool) -> None:
     writer.execute(f"PRAGMA max_page_count = {pages if full else 2**30}")
 
 
-async def test_a_full_disk_refuses_the_write_keeps_nothing_and_the_retry_lasts(
-    tmp_path: Path, embedder: UseOnnxEmbedder
-) -> None:
-    config = ServerConfig(
+def _config(tmp_path: Path, store: str | None = None) -> ServerConfig:
+    return ServerConfig(
         listen="127.0.0.1:0",
         data_dir=tmp_path / "data",
         tokens_file=write_tokens_file(tmp_path / "tokens.toml"),
+        store=store,
     )
+
+
+async def _refused_then_stored(
+    h: Harness, fill: Callable[[], None], free: Callable[[], None]
+) -> None:
+    """One student's episode stored, the disk filled; a new student's long episode (its append
+    also makes the student's data key) refused and kept nowhere while reads go on; the disk
+    freed, the same episode stored."""
+    await h.append(question("first", student="s1"))
+    fill()
+    episode = question("a long one", student="s2", key="k-long")
+    episode.text = LONG
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await h.append(episode)
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "disk is full; nothing was written" in (err.value.details() or "")
+    assert await h.list_all(student="s2") == []
+    assert len(await h.list_all(student="s1")) == 1  # reads go on
+    free()
+    assert (await h.append(episode)).episode.text == LONG
+
+
+async def _read_back(h: Harness) -> None:
+    """The retried episode, read from the store with its words, in a chain that verifies."""
+    (again,) = await h.list_all(student="s2")
+    assert again.text == LONG
+    verified = await h.stub.VerifyChain(
+        pb.VerifyChainRequest(student_id="s2", subject_id="biology"), metadata=A
+    )
+    assert verified.ok
+
+
+async def test_a_full_disk_refuses_the_write_keeps_nothing_and_the_retry_lasts(
+    tmp_path: Path, embedder: UseOnnxEmbedder
+) -> None:
+    config = _config(tmp_path)
     h = await start_harness(config, embedder)
     try:
-        await h.append(question("first", student="s1"))
-        _fill(h, full=True)
-        # A new student: the append also makes the student's data key.
-        episode = question("a long one", student="s2", key="k-long")
-        episode.text = LONG
-        with pytest.raises(grpc.aio.AioRpcError) as err:
-            await h.append(episode)
-        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "disk is full; nothing was written" in (err.value.details() or "")
-        assert await h.list_all(student="s2") == []
-        assert len(await h.list_all(student="s1")) == 1  # reads go on
-        _fill(h, full=False)
-        stored = (await h.append(episode)).episode
-        assert stored.text == LONG
+        await _refused_then_stored(h, lambda: _fill(h, full=True), lambda: _fill(h, full=False))
     finally:
         await stop_harness(h)
-
-    h = await start_harness(config, embedder)
+    h = await start_harness(config, embedder)  # the retry survives a restart
     try:
-        (again,) = await h.list_all(student="s2")
-        assert again.text == LONG
-        verified = await h.stub.VerifyChain(
-            pb.VerifyChainRequest(student_id="s2", subject_id="biology"), metadata=A
-        )
-        assert verified.ok
+        await _read_back(h)
     finally:
         await stop_harness(h)
 
@@ -83,34 +100,17 @@ async def test_a_full_postgresql_disk_is_resource_exhausted_and_the_retry_lasts(
 ) -> None:
     """PostgreSQL's disk full (SQLSTATE 53100, "could not extend file") raised where a real one
     would come from, the episode insert, by a trigger that stands in for the disk."""
-    config = ServerConfig(
-        listen="127.0.0.1:0",
-        data_dir=tmp_path / "data",
-        tokens_file=write_tokens_file(tmp_path / "tokens.toml"),
-        store=postgres_url,
-    )
-    h = await start_harness(config, embedder)
+
+    def run(sql: str) -> None:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute(sql.encode())
+
+    h = await start_harness(_config(tmp_path, postgres_url), embedder)
     try:
-        await h.append(question("first", student="s1"))
-        with psycopg.connect(postgres_url, autocommit=True) as conn:
-            conn.execute(DISK_FULL_TRIGGER)
-        episode = question("a long one", student="s2", key="k-long")
-        episode.text = LONG
-        with pytest.raises(grpc.aio.AioRpcError) as err:
-            await h.append(episode)
-        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "disk is full; nothing was written" in (err.value.details() or "")
-        assert await h.list_all(student="s2") == []
-        assert len(await h.list_all(student="s1")) == 1
-        with psycopg.connect(postgres_url, autocommit=True) as conn:
-            conn.execute("DROP TRIGGER disk_full ON episodes")
-        assert (await h.append(episode)).episode.text == LONG
-        (again,) = await h.list_all(student="s2")
-        assert again.text == LONG
-        verified = await h.stub.VerifyChain(
-            pb.VerifyChainRequest(student_id="s2", subject_id="biology"), metadata=A
+        await _refused_then_stored(
+            h, lambda: run(DISK_FULL_TRIGGER), lambda: run("DROP TRIGGER disk_full ON episodes")
         )
-        assert verified.ok
+        await _read_back(h)
     finally:
         await stop_harness(h)
 
