@@ -267,25 +267,10 @@ class Pages:
                 refused = str(exc)
         nightly = await self._s.nightly.status(shown.chain)
         days_zone = zone(nightly.state.zone if nightly.state is not None else "UTC")
-        runs = [
-            {
-                "done_at_us": run.done_at_us,
-                "episodes": run.episodes,
-                "digests": [
-                    {
-                        "day": us_to_datetime(d.digest.day_start_us)
-                        .astimezone(days_zone)
-                        .strftime("%Y-%m-%d"),
-                        "episodes": d.digest.episodes,
-                        "first_seq": d.digest.first_seq,
-                        "last_seq": d.digest.last_seq,
-                        "episode_id": d.digest.episode_id,
-                    }
-                    for d in run.digests
-                ],
-            }
-            for run in nightly.runs()
-        ]
+
+        def day(us: int) -> str:
+            return us_to_datetime(us).astimezone(days_zone).strftime("%Y-%m-%d")
+
         context = {
             "chain": shown.chain,
             "page": "chain",
@@ -294,7 +279,8 @@ class Pages:
             "refused": refused,
             "nightly": nightly,
             "days_digested": len(nightly.digested_days),
-            "runs": runs,
+            "runs": nightly.runs(),
+            "day": day,
             "digests_listed": len(nightly.recent_digests),
             "digests_limit": RECENT_DIGESTS,
         }
