@@ -129,5 +129,9 @@ def test_a_scrape_of_a_live_server_shows_the_counters_move(tmp_path: Path) -> No
     # The course's passages: at least their 512-float embeddings and texts.
     assert second[("tutor_memory_cache_chains", (("cache", "passages"),))] == 1
     assert second[("tutor_memory_cache_bytes", (("cache", "passages"),))] > 512 * 4 + len(COURSE)
-    assert ("tutor_memory_cache_bytes", (("cache", "maps"),)) not in second
+    # The course's map: at least its concepts' 512-float name embeddings; and the beliefs.
+    assert second[("tutor_memory_cache_chains", (("cache", "maps"),))] == 1
+    assert second[("tutor_memory_cache_bytes", (("cache", "maps"),))] > 512 * 4
+    assert ("tutor_memory_cache_bytes", (("cache", "beliefs"),)) in second
+    assert ("tutor_memory_cache_bytes", (("cache", "check_groups"),)) in second
     assert second[("tutor_memory_tenant_episodes", (("tenant", "tenant-a"),))] >= 40

@@ -9,11 +9,11 @@ the transaction of the check that caused it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from tutor_memory.app.caches import CHAIN_CACHE_SIZE
+from tutor_memory.app.caches import CHAIN_CACHE_SIZE, ChainCache
 from tutor_memory.app.changes import Change
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.ledger import Ledger
@@ -42,7 +42,7 @@ from tutor_memory.domain.episodes import (
     validate_new_episode,
 )
 from tutor_memory.domain.limits import MAX_SUMMARY_CHARS
-from tutor_memory.domain.records import BeliefRow
+from tutor_memory.domain.records import BeliefRow, belief_rows_bytes
 from tutor_memory.store.lru import LruCache
 from tutor_memory.store.protocols import (
     AppendOutcome,
@@ -86,6 +86,35 @@ class Rederived:
     checks_replayed: int
 
 
+# Bytes of current belief rows kept in memory over all chains (`belief_rows_bytes`). A row weighs
+# about 1 KiB with its texts, so a chain with beliefs on 400 concepts some 400 KiB and
+# CHAIN_CACHE_SIZE such chains 400 MiB; beyond this, the least recently read chains' rows are read
+# again (one indexed query).
+BELIEF_CACHE_BYTES = 64 * 1024 * 1024
+
+
+def current_beliefs_cache(
+    store: BeliefReads, fresh: Callable[[ChainKey], None] | None = None
+) -> ChainCache[list[BeliefRow]]:
+    """Each chain's current belief rows, read by every block and dropped by the change hook when
+    a belief changes. Bounded in chains and in bytes (BELIEF_CACHE_BYTES)."""
+    return ChainCache(
+        store.current_beliefs,
+        CHAIN_CACHE_SIZE,
+        fresh,
+        weigh=belief_rows_bytes,
+        max_bytes=BELIEF_CACHE_BYTES,
+    )
+
+
+# Bytes of check groups kept in memory over all chains (`CheckGroups.nbytes`): each check's
+# evidence is about 170 bytes, and the groups hold the name matcher they routed by, about 0.3 KiB
+# a concept (shared with the chain's map while that is cached, counted here too): 168 KiB for a
+# course of 400 concepts with 200 checks, so this holds CHAIN_CACHE_SIZE such chains. Beyond it, a
+# chain whose groups left routes its checks again at its next check.
+CHECK_GROUPS_BYTES = 256 * 1024 * 1024
+
+
 class BeliefSources(EpisodeReads, BeliefReads, Protocol):
     """What beliefs are derived from and read back: the check episodes and the belief rows."""
 
@@ -109,7 +138,14 @@ class BeliefKeeper:
         self._maps = maps
         self._executors = executors
         # Each chain's checks grouped by concept, advanced check by check (see _groups_in).
-        self._groups: LruCache[ChainKey, CheckGroups] = LruCache(CHAIN_CACHE_SIZE)
+        self._groups: LruCache[ChainKey, CheckGroups] = LruCache(
+            CHAIN_CACHE_SIZE, weigh=CheckGroups.nbytes, max_weight=CHECK_GROUPS_BYTES
+        )
+
+    @property
+    def check_groups(self) -> LruCache[ChainKey, CheckGroups]:
+        """The kept check groups (for their size, bytes and evictions)."""
+        return self._groups
 
     def forget(self, chain: ChainKey) -> None:
         """Drops the chain's grouped checks (its student was erased)."""

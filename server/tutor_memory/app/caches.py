@@ -47,6 +47,12 @@ class ChainCache(Generic[T]):
         self._loading: dict[ChainKey, int] = {}
         self._generation: dict[ChainKey, int] = {}
         self._lock = threading.Lock()
+        self._leave_listeners: list[Callable[[ChainKey], None]] = []
+
+    def on_leave(self, listener: Callable[[ChainKey], None]) -> None:
+        """`listener(chain)` after the chain's entry left, evicted or invalidated: for what is
+        kept beside an entry (a view made of it), which must not keep it alive once it left."""
+        self._leave_listeners.append(listener)
 
     def __len__(self) -> int:
         """Chains held now."""
@@ -67,6 +73,7 @@ class ChainCache(Generic[T]):
             self._items.pop(chain)
             if chain in self._loading:
                 self._generation[chain] = self._generation.get(chain, 0) + 1
+        self._left([chain])
 
     def get(self, chain: ChainKey) -> T:
         if self._fresh is not None:
@@ -85,11 +92,19 @@ class ChainCache(Generic[T]):
             with self._lock:
                 self._done_loading(chain)
             raise
+        evicted: list[ChainKey] = []
         with self._lock:
             if self._generation.get(chain, 0) == generation:
-                self._items.put(chain, loaded, weight=weight)
+                evicted = self._items.put(chain, loaded, weight=weight)
             self._done_loading(chain)
+        self._left(evicted)
         return loaded
+
+    def _left(self, chains: list[ChainKey]) -> None:
+        """Tells the listeners that `chains` left (outside the lock: a listener takes its own)."""
+        for chain in chains:
+            for listener in self._leave_listeners:
+                listener(chain)
 
     def _done_loading(self, chain: ChainKey) -> None:
         """One load of `chain` ended (the caller holds the lock)."""

@@ -24,13 +24,21 @@ from tutor_memory.domain.episodes import ChainKey, Kind
 from tutor_memory.models.embedder import Embedder
 from tutor_memory.store.protocols import EpisodeReads, FileReads
 
+# Bytes of built maps kept in memory over all chains (`ChainMap.nbytes`). A course of ten files
+# may make a map of 400 concepts, 1.4 MiB with its name embeddings, and fifty files one of 2,000
+# concepts, 6.8 MiB (synthetic courses, tests/app/test_weighed_caches.py), so CHAIN_CACHE_SIZE
+# chains alone could hold gigabytes; beyond this, the least recently read maps are rebuilt on
+# their next read.
+MAP_CACHE_BYTES = 256 * 1024 * 1024
+
 
 class MapReads(FileReads, EpisodeReads, Protocol):
     """What a map is rebuilt from: the file versions and the taught and check episodes."""
 
 
 class MapCache:
-    """Each chain's map, rebuilt from the store when something it is made of changed."""
+    """Each chain's map, rebuilt from the store when something it is made of changed; bounded
+    in chains and in bytes."""
 
     def __init__(
         self,
@@ -38,10 +46,13 @@ class MapCache:
         embedder: Embedder,
         size: int = CHAIN_CACHE_SIZE,
         fresh: Callable[[ChainKey], None] | None = None,
+        max_bytes: int = MAP_CACHE_BYTES,
     ) -> None:
         self._store = store
         self._embedder = embedder
-        self._cache: ChainCache[ChainMap] = ChainCache(self._build, size, fresh)
+        self._cache: ChainCache[ChainMap] = ChainCache(
+            self._build, size, fresh, weigh=ChainMap.nbytes, max_bytes=max_bytes
+        )
 
     @property
     def cache(self) -> ChainCache[ChainMap]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tutor_memory.app.answers import AnswerTracer
-from tutor_memory.app.beliefs import BeliefKeeper
+from tutor_memory.app.beliefs import BeliefKeeper, current_beliefs_cache
 from tutor_memory.app.blocks import BlockBuilder, Blocks
 from tutor_memory.app.caches import ChainCache
 from tutor_memory.app.changes import Change, ChangeHub
@@ -236,7 +236,7 @@ def build_services(
     # With other writers, every read of a derived cache first checks the chain's head.
     fresh = sync.refresh if sync.check_store else None
     maps = MapCache(store, embedder, fresh=fresh)
-    current_beliefs: ChainCache[list[BeliefRow]] = ChainCache(store.current_beliefs, fresh=fresh)
+    current_beliefs = current_beliefs_cache(store, fresh)
     passages = passage_cache(store, embedder.model_id, fresh)
     # Every cache of derived data, with the changes that make it stale.
     changes.subscribe(
@@ -263,14 +263,19 @@ def build_services(
     )
     answers = AnswerTracer(ledger, store, passages, block_ids, executors)
     # Caches that are not per-chain ChainCaches, dropped when a student is erased (the held
-    # recall table, vector index and snapshot files by ResidentChains.forget).
-    for forget in (beliefs.forget, sources.forget, answers.forget, builder.forget, resident.forget):
+    # recall table, vector index and snapshot files by ResidentChains.forget; the blocks' views
+    # of maps and beliefs leave with them).
+    for forget in (beliefs.forget, answers.forget, builder.forget, resident.forget):
         changes.subscribe(Change.ERASED, forget)
     # Stored episodes per tenant, for the quotas: counted from the store at start
     # (`Quotas.set_episode_counts`), then by every commit.
     quotas = quotas or Quotas()
     ledger.on_commit(quotas.count_inserted)
     _watch(telemetry.metrics, vectors, tables, resident, maps, current_beliefs, passages, quotas)
+    groups = beliefs.check_groups
+    telemetry.metrics.watch_cache(
+        "check_groups", lambda: CacheReport(len(groups), groups.weight, groups.evictions)
+    )
     if sync.check_store:
         telemetry.metrics.watch_cache(
             "followed_chains", lambda: CacheReport(sync.followed(), None, sync.unfollowed)
@@ -319,7 +324,7 @@ def _watch(
     """Every cache the metrics report (tutor_memory_cache_*), and the per-tenant counts. The
     vector index and the recall tables hold the chains in memory (app/resident.py), which leave
     together under the memory budget: both report its evictions; the per-chain caches of derived
-    data are LRU-bounded, and of them only the passages, bounded in bytes too, measure theirs."""
+    data are bounded in chains and in bytes, and report both."""
     metrics.watch_cache(
         "vectors",
         lambda: CacheReport(vectors.chains(), vectors.vector_bytes(), resident.evictions()),

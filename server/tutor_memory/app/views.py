@@ -1,6 +1,8 @@
 """What a block reads besides the episode log: each chain's current beliefs and map, from their
 caches, turned into a view (rendered, counted) once per change of the rows or the map, not per
-block. A view is kept while its cache hands out the very same rows or map object."""
+block. A view is kept while its cache hands out the very same rows or map object, and dropped
+when they leave their cache (evicted or made stale): a view holds its source, and must not keep
+alive what the source's cache let go of to stay within its bytes."""
 
 from __future__ import annotations
 
@@ -32,11 +34,8 @@ class CachedSources:
             CHAIN_CACHE_SIZE
         )
         self._map_views: LruCache[ChainKey, tuple[ChainMap, MapView]] = LruCache(CHAIN_CACHE_SIZE)
-
-    def forget(self, chain: ChainKey) -> None:
-        """Drops the chain's views (its student was erased)."""
-        self._belief_views.pop(chain)
-        self._map_views.pop(chain)
+        beliefs.on_leave(self._belief_views.pop)
+        maps.cache.on_leave(self._map_views.pop)
 
     def belief_view(self, chain: ChainKey) -> BeliefView:
         rows = self._beliefs.get(chain)

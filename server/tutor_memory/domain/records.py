@@ -3,6 +3,8 @@ nightly cycle's bookkeeping. Plain data; the SQL lives in the engine's module.""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,6 +89,10 @@ class NewBelief:
     decayed_as_of_us: int | None = None
 
 
+# What a Python int of a row id or a microsecond time, or a float, takes: 28-32 bytes.
+NUMBER_BYTES = 32
+
+
 @dataclass(frozen=True, slots=True)
 class BeliefRow:
     belief_id: int
@@ -107,6 +113,20 @@ class BeliefRow:
     @property
     def current(self) -> bool:
         return self.superseded_by is None and self.retired_at_us is None
+
+    def nbytes(self) -> int:
+        """About what the row holds in memory, its texts and numbers included (a cache of rows
+        weighs them by this)."""
+        size = sys.getsizeof
+        texts = size(self.concept) + size(self.concept_key) + size(self.claim) + size(self.reason)
+        # The supporting ids, the row's id, confidence and two times: one number object each.
+        numbers = (len(self.supporting) + 4) * NUMBER_BYTES
+        return size(self) + size(self.supporting) + size(self.rules_version) + texts + numbers
+
+
+def belief_rows_bytes(rows: Sequence[BeliefRow]) -> int:
+    """About what a chain's belief rows hold in memory (their cache's weight)."""
+    return sys.getsizeof(rows) + sum(row.nbytes() for row in rows)
 
 
 @dataclass(frozen=True, slots=True)

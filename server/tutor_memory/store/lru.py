@@ -75,19 +75,23 @@ class LruCache(Generic[K, V]):
                     self._items.move_to_end(key)
             return found
 
-    def put(self, key: K, value: V, *, weight: int | None = None) -> None:
-        """`weight`: the entry's, when the caller weighed it already (else `weigh` does)."""
-        self.put_many([(key, value)], None if weight is None else [weight])
+    def put(self, key: K, value: V, *, weight: int | None = None) -> list[K]:
+        """`weight`: the entry's, when the caller weighed it already (else `weigh` does).
+        Returns the keys of the entries evicted to make room."""
+        return self.put_many([(key, value)], None if weight is None else [weight])
 
-    def put_many(self, items: Sequence[tuple[K, V]], weights: Sequence[int] | None = None) -> None:
+    def put_many(
+        self, items: Sequence[tuple[K, V]], weights: Sequence[int] | None = None
+    ) -> list[K]:
         """`put` of each (key, value), in order, under one acquisition of the lock (entries are
         weighed before it is taken: weighing may read a whole entry). `weights`: the entries'
-        own, when the caller weighed them already."""
+        own, when the caller weighed them already. Returns the keys of the entries evicted."""
         weigh = self._weigh
         if weights is None and weigh is not None:
             weights = [weigh(value) for _, value in items]
         if weigh is None:
             weights = None
+        evicted: list[K] = []
         with self._lock:
             for i, (key, value) in enumerate(items):
                 self._items[key] = value
@@ -96,8 +100,11 @@ class LruCache(Generic[K, V]):
                     self._weight += weights[i] - self._weights.get(key, 0)
                     self._weights[key] = weights[i]
             while len(self._items) > self._size or self._overweight():
-                self._forget(next(iter(self._items)))
-                self.evictions += 1
+                oldest = next(iter(self._items))
+                self._forget(oldest)
+                evicted.append(oldest)
+            self.evictions += len(evicted)
+        return evicted
 
     def _overweight(self) -> bool:
         """Whether the entries weigh more than the bound (the lock is held); the newest entry

@@ -5,6 +5,7 @@ history with the reason for each change. Rules only; `app.beliefs` writes the ro
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -109,6 +110,11 @@ def decayed_row(belief: BeliefRow, now: int) -> NewBelief | None:
     )
 
 
+# What one check's evidence holds in memory: the record (64 bytes), its episode id (28-32), its
+# time (a datetime, 48) and its predicted mastery (a float, 24).
+CHECK_EVIDENCE_BYTES = 168
+
+
 @dataclass(frozen=True, slots=True)
 class CheckGroups:
     """A chain's checks grouped by the concept they route to (by `matcher`, today's rules), up
@@ -142,6 +148,17 @@ class CheckGroups:
             first_name, evidence = groups.get(key, (name, ()))
             groups[key] = (first_name, (*evidence, evidence_of(ep)))
         return CheckGroups(self.matcher, max(self.through, checks[-1].seq), groups)
+
+    def nbytes(self) -> int:
+        """About what the groups hold in memory, their matcher included (a cache weighs them by
+        this; the matcher is often the one the chain's map holds too). The concepts' names are
+        the matcher's own."""
+        size = sys.getsizeof
+        held = size(self) + size(self.groups) + self.matcher.nbytes()
+        for key, (name, evidence) in self.groups.items():
+            held += size(key) + size(evidence) + size((name, evidence))
+            held += len(evidence) * CHECK_EVIDENCE_BYTES
+        return held
 
     def evidence(self, concept: str) -> tuple[CheckEvidence, ...]:
         """The evidence of the checks routed to `concept`."""

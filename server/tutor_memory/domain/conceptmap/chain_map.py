@@ -7,6 +7,7 @@ are the record, and `graph.build_map` turns them into the same map every time.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,14 @@ class ChainMap:
     vectors: npt.NDArray[np.float32]
     # file_id -> current fingerprint, or None for a file that was removed.
     fingerprints: dict[str, str | None]
+
+    def nbytes(self) -> int:
+        """About what the chain's map holds in memory (a cache weighs it by this)."""
+        held = self.map.nbytes() + self.matcher.nbytes() + self.vectors.nbytes
+        held += sys.getsizeof(self.fingerprints)
+        for file_id, fingerprint in self.fingerprints.items():
+            held += sys.getsizeof(file_id) + sys.getsizeof(fingerprint)
+        return held
 
     def route(self, query: str, query_vector: npt.NDArray[np.float32] | None) -> list[str]:
         """Names of the concepts a query is about: those it names, then the nearest by meaning."""

@@ -20,6 +20,7 @@ map. The same inputs always give the same map, so the map is never stored, only 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -84,6 +85,26 @@ class ConceptMap:
 
     def __len__(self) -> int:
         return len(self.nodes)
+
+    def nbytes(self) -> int:
+        """About what the map holds in memory: its nodes with their texts and provenance, its
+        edges and its look-up tables. Names a node shares with other nodes (its prerequisites', the
+        edges' keys) are counted once, with their node."""
+        size = sys.getsizeof
+        held = size(self) + size(self.nodes) + size(self.edges) + size(self.cycles)
+        held += size(self._by_primary) + size(self._primary) + size(self._prerequisite_keys)
+        held += sum(size(key) for key in self._primary)
+        for node in self.nodes:
+            held += size(node) + size(node.key) + size(node.name) + size(node.summary)
+            held += size(node.definition) + size(node.centrality) + size(node.provenance)
+            held += size(node.prerequisites)
+            held += size(self._prerequisite_keys[node.key])
+            for texts in (node.aliases, node.assumed, node.taught):
+                held += size(texts) + sum(size(text) for text in texts)
+            held += sum(size(p) + size(p.pages) for p in node.provenance)
+        held += sum(size(edge) for edge in self.edges)
+        held += sum(size(cycle) for cycle in self.cycles)
+        return held
 
     def header(self) -> str:
         """The R3.6 header line, with the node count and the subject readiness as a percentage."""

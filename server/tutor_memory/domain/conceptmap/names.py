@@ -14,6 +14,7 @@ letters at most: "it", "la", "die") is not matched: it would be "found" in nearl
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 from tutor_memory.domain.conceptmap.canonical import canonical_words, name_words
@@ -48,9 +49,28 @@ class NameMatcher:
             self._by_first.setdefault(words[0], []).append((words, name))
         for candidates in self._by_first.values():
             candidates.sort(key=lambda c: -len(c[0]))
+        self._nbytes: int | None = None
 
     def __len__(self) -> int:
         return sum(len(c) for c in self._by_first.values())
+
+    def nbytes(self) -> int:
+        """About what the matcher holds in memory: its index of canonical words. The names are
+        counted with the map's nodes, and the words are shared with the bounded cache of folded
+        words (`canonical.fold_word`). Weighed once: the matcher never changes, and the check
+        groups that hold it are weighed at every check."""
+        if self._nbytes is None:
+            self._nbytes = self._weigh()
+        return self._nbytes
+
+    def _weigh(self) -> int:
+        size = sys.getsizeof
+        held = size(self) + size(vars(self)) + size(self.names) + size(self._by_first)
+        for candidates in self._by_first.values():
+            held += size(candidates)
+            for words, _ in candidates:
+                held += size((words, None)) + size(words)
+        return held
 
     def find(self, text: str) -> list[str]:
         """The names that occur in `text` as whole words, longest first where they overlap, in the
