@@ -21,6 +21,7 @@ shortens the mixed run for a trial). Writes bench/results/memory.json and bench/
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -55,6 +56,16 @@ SAMPLE_SECONDS = 10.0
 # Samples before this are the warm-up (the budget filling up), left out of the flatness figures.
 WARM_UP_SECONDS = 120.0
 LOADERS = 8
+# The parts of the mixed run's memory the server samples (bench/_allocator_probe.py), in MiB.
+ALLOCATOR_FIELDS = (
+    "vmrss_mib",
+    "rssanon_mib",
+    "glibc_in_use_mib",
+    "glibc_free_mib",
+    "glibc_mmapped_mib",
+    "python_objects_mib",
+    "python_arenas_mib",
+)
 
 
 def _block(stub: pb_grpc.MemoryStub, i: int) -> None:
@@ -66,10 +77,22 @@ def _block(stub: pb_grpc.MemoryStub, i: int) -> None:
     )
 
 
-def _server(data_dir: Path, budget_mib: int) -> ServerProcess:
-    server = ServerProcess(data_dir, None, "--cache-memory-mib", str(budget_mib))
+def _server(data_dir: Path, budget_mib: int, probe: Path | None = None) -> ServerProcess:
+    """With `probe`, the server samples its allocators into that file (bench/_allocator_probe)."""
+    entry: tuple[str, ...] = ("-m", "tutor_memory")
+    if probe is not None:
+        entry = ("-m", "bench._allocator_probe", str(probe), str(SAMPLE_SECONDS))
+    server = ServerProcess(data_dir, None, "--cache-memory-mib", str(budget_mib), entry=entry)
     server.wait_ready()
     return server
+
+
+def _slope(points: list[tuple[float, float]]) -> float:
+    """MiB a minute of a least-squares line through (seconds, MiB) points."""
+    if len(points) < 2:
+        return 0.0
+    xs = np.asarray([t for t, _ in points]) / 60
+    return round(float(np.polyfit(xs, np.asarray([v for _, v in points]), 1)[0]), 2)
 
 
 def one_chain() -> dict[str, Any]:
@@ -139,7 +162,9 @@ def _scratch_copy(data_dir: Path, name: str) -> Path:
 
 def mixed_run() -> dict[str, Any]:
     data_dir = _scratch_copy(filled(ROOT / "many-10k", MANY_CHAINS, PER_CHAIN), "many-10k-mixed")
-    server = _server(data_dir, BUDGET_MIB)
+    probe = ROOT / "mixed-allocators.jsonl"
+    probe.unlink(missing_ok=True)
+    server = _server(data_dir, BUDGET_MIB, probe)
     counts = {"append": 0, "block": 0, "errors": 0}
     lock = threading.Lock()
     stop = threading.Event()
@@ -193,9 +218,9 @@ def mixed_run() -> dict[str, Any]:
         server.terminate(timeout=300)
         shutil.rmtree(data_dir, ignore_errors=True)
     steady = [(t, rss) for t, rss in samples if t >= WARM_UP_SECONDS] or samples
-    xs = np.asarray([t for t, _ in steady]) / 60
     ys = np.asarray([rss for _, rss in steady])
-    slope = float(np.polyfit(xs, ys, 1)[0]) if len(steady) > 1 else 0.0
+    allocators = [json.loads(line) for line in probe.read_text().splitlines() if line.strip()]
+    steady_allocators = [a for a in allocators if a["s"] >= WARM_UP_SECONDS]
     return {
         "budget_mib": BUDGET_MIB,
         "minutes": MINUTES,
@@ -207,7 +232,14 @@ def mixed_run() -> dict[str, Any]:
         "steady_from_s": WARM_UP_SECONDS,
         "steady_rss_min_mib": float(ys.min()),
         "steady_rss_max_mib": float(ys.max()),
-        "steady_slope_mib_per_min": round(slope, 2),
+        "steady_slope_mib_per_min": _slope(steady),
+        # What RSS is made of, sampled by the server itself (bench/_allocator_probe.py), and the
+        # slope of each part over the same steady samples.
+        "allocator_samples": allocators,
+        "allocator_steady_slopes_mib_per_min": {
+            field: _slope([(a["s"], a[field]) for a in steady_allocators if field in a])
+            for field in ALLOCATOR_FIELDS
+        },
     }
 
 
@@ -247,6 +279,24 @@ def markdown(result: dict[str, Any]) -> str:
         "|---|---|",
     ]
     lines += [f"| {t} | {rss} |" for t, rss in mixed["samples"]]
+    slopes = mixed["allocator_steady_slopes_mib_per_min"]
+    lines += [
+        "",
+        "What the RSS of the mixed run is made of, as the server sampled it "
+        "(bench/_allocator_probe.py; MiB): glibc's heap (handed out and not freed, free memory "
+        "it keeps, mmapped chunks), CPython's live objects and the arenas holding them. Slopes "
+        f"(MiB a minute, from {mixed['steady_from_s']:.0f} s on): "
+        + ", ".join(f"{field} {slopes[field]}" for field in ALLOCATOR_FIELDS)
+        + ".",
+        "",
+        "| seconds | " + " | ".join(ALLOCATOR_FIELDS) + " |",
+        "|---" * (len(ALLOCATOR_FIELDS) + 1) + "|",
+    ]
+    lines += [
+        f"| {a['s']:.0f} | " + " | ".join(str(a.get(f, "")) for f in ALLOCATOR_FIELDS) + " |"
+        for a in mixed["allocator_samples"]
+        if round(a["s"]) % 60 < SAMPLE_SECONDS
+    ]
     return "\n".join(lines) + "\n"
 
 

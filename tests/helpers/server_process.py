@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 # Seconds a child server may take to start (model load, index rebuild) before the test fails.
@@ -16,8 +17,15 @@ START_TIMEOUT = 60.0
 
 
 class ServerProcess:
-    def __init__(self, data_dir: Path, tokens_file: Path | None, *extra: str) -> None:
-        args = [sys.executable, "-m", "tutor_memory", "serve", "--listen", "127.0.0.1:0"]
+    def __init__(
+        self,
+        data_dir: Path,
+        tokens_file: Path | None,
+        *extra: str,
+        entry: Sequence[str] = ("-m", "tutor_memory"),
+    ) -> None:
+        """`entry`: how Python is told to run `serve` (a wrapper module for a probe)."""
+        args = [sys.executable, *entry, "serve", "--listen", "127.0.0.1:0"]
         args += ["--data", str(data_dir), *extra]
         if tokens_file is not None:
             args += ["--tokens", str(tokens_file)]
