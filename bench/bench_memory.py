@@ -17,6 +17,7 @@ Data directories come from bench/_fill.py (LoCoMo turns, random unit vectors). E
 
 Run from the repository root: `.venv/bin/python -m bench.bench_memory` (TM_MEMORY_MINUTES
 shortens the mixed run for a trial). Writes bench/results/memory.json and bench/results/memory.md.
+`.venv/bin/python -m bench.bench_memory mixed` runs the mixed run alone, into memory_mixed.*.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import json
 import os
 import random
 import shutil
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -244,17 +246,25 @@ def mixed_run() -> dict[str, Any]:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    one, many, mixed = result["one_chain"], result["many_chains"], result["mixed_run"]
     lines = [
         "# Memory (issue 14)",
         "",
         f"Run {result['timestamp']} at commit `{result['git_rev']}` on {result['host']} "
         f"({result['cpu_count']} x {result['cpu']}); load average at the start "
-        f"{result['load_average_at_start']}.",
+        f"{result['load_average_at_start']}; glibc's malloc settings from the environment: "
+        f"{result['malloc_environment'] or 'none'}.",
         "",
         "Resident set size (VmRSS) of the server process. Chains: LoCoMo turns, random unit "
         "vectors (bench/_fill.py).",
         "",
+    ]
+    if "one_chain" in result:
+        lines += _loaded_lines(result["one_chain"], result["many_chains"])
+    return "\n".join(lines + _mixed_lines(result["mixed_run"])) + "\n"
+
+
+def _loaded_lines(one: dict[str, Any], many: dict[str, Any]) -> list[str]:
+    return [
         "| case | RSS serving MiB | RSS loaded MiB | for the chains MiB |",
         "|---|---|---|---|",
         f"| one chain of {one['episodes']} episodes, read from the store (a flat index, its "
@@ -267,8 +277,13 @@ def markdown(result: dict[str, Any]) -> str:
         f"{many['seconds_to_load_all']} s) | {many['rss_mib_serving']} | "
         f"{many['rss_mib_loaded']} | {many['rss_mib_for_the_chains']} |",
         "",
+    ]
+
+
+def _mixed_lines(mixed: dict[str, Any]) -> list[str]:
+    lines = [
         f"Mixed run: `--cache-memory-mib {mixed['budget_mib']}`, {mixed['callers']} callers for "
-        f"{mixed['minutes']} minutes over the {many['chains']} chains (60% AppendEpisode, 40% "
+        f"{mixed['minutes']} minutes over the {MANY_CHAINS} chains (60% AppendEpisode, 40% "
         f"BuildBlock, random chains): {mixed['calls']['append']} appends, "
         f"{mixed['calls']['block']} blocks, {mixed['calls']['errors']} errors "
         f"({mixed['calls_per_s']} calls/s). After the first {mixed['steady_from_s']:.0f} s the "
@@ -297,27 +312,36 @@ def markdown(result: dict[str, Any]) -> str:
         for a in mixed["allocator_samples"]
         if round(a["s"]) % 60 < SAMPLE_SECONDS
     ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """`mixed` as the only argument runs the mixed run alone (bench/results/memory_mixed.*), for
+    comparing settings of the allocators (glibc reads MALLOC_* from the environment, which the
+    server inherits)."""
+    only_mixed = (sys.argv[1:] if argv is None else argv) == ["mixed"]
+    name = "memory_mixed" if only_mixed else "memory"
     result: dict[str, Any] = {
-        "benchmark": "memory",
+        "benchmark": name,
         **run_metadata(),
         "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+        "malloc_environment": {k: v for k, v in os.environ.items() if k.startswith("MALLOC_")},
     }
-    result["one_chain"] = one_chain()
-    result["many_chains"] = many_chains()
+    if not only_mixed:
+        result["one_chain"] = one_chain()
+        result["many_chains"] = many_chains()
     result["mixed_run"] = mixed_run()
     result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    print_table(
-        [("git", result["git_rev"])]
-        + [(f"one chain {k}", str(v)) for k, v in result["one_chain"].items()]
-        + [(f"many chains {k}", str(v)) for k, v in result["many_chains"].items()]
-        + [(f"mixed {k}", str(v)) for k, v in result["mixed_run"].items() if k != "samples"]
-    )
-    write_results("memory", result)
-    (RESULTS_DIR / "memory.md").write_text(markdown(result), encoding="utf-8")
+    rows = [("git", result["git_rev"])]
+    for case in ("one_chain", "many_chains", "mixed_run"):
+        rows += [
+            (f"{case} {k}", str(v))
+            for k, v in result.get(case, {}).items()
+            if k not in ("samples", "allocator_samples")
+        ]
+    print_table(rows)
+    write_results(name, result)
+    (RESULTS_DIR / f"{name}.md").write_text(markdown(result), encoding="utf-8")
     return 0
 
 
