@@ -157,6 +157,10 @@ def test_the_timeline_shows_days_and_pages_through_them(
     second = [a.get_attribute("id") for a in browser.find_elements(By.CSS_SELECTOR, "article")]
     assert second
     assert not set(first) & set(second)
+    click_through(browser, browser.find_element(By.ID, "previous-page"))
+    back = [a.get_attribute("id") for a in browser.find_elements(By.CSS_SELECTOR, "article")]
+    assert back == first
+    assert not browser.find_elements(By.ID, "previous-page")
     # Only checks, by ticking the box.
     browser.find_element(By.CSS_SELECTOR, "input[name=kind][value=check]").click()
     click_through(browser, browser.find_element(By.ID, "filter"))

@@ -216,6 +216,8 @@ async def test_bad_input_is_a_message_not_an_error_page(site: Site) -> None:
             ({"kind": "gossip"}, "kind: unknown kind"),
             ({"from": "March"}, "from: must be a date"),
             ({"after": "!!!"}, "after: malformed page position"),
+            ({"before": "!!!"}, "before: malformed page position"),
+            ({"after": "MTox", "before": "MToy"}, "before: not with after"),
             ({"from": "2026-03-10", "to": "2026-03-01"}, "to: must not be before from"),
             ({"tz": "Nowhere/Else"}, "time_zone: unknown IANA time zone"),
             ({"from": "1969-12-31"}, "from: before 1970-01-01"),
@@ -278,6 +280,67 @@ async def test_the_timeline_pages_newest_first_when_asked(site: Site) -> None:
     assert checks == [i for i in everything[::-1] if by_id[i].kind == pb.EPISODE_KIND_CHECK]
     assert march
     assert march == oldest_march[::-1]
+
+
+def _ids(text: str) -> list[str]:
+    return [part.split('"')[0] for part in text.split('id="episode-')[1:]]
+
+
+def _link(text: str, link_id: str) -> str | None:
+    """The address of the page link `link_id`, if the page has it."""
+    marker = f'id="{link_id}"'
+    if marker not in text:
+        return None
+    return html.unescape(text.split(marker)[0].rsplit('href="', 1)[1].split('"')[0])
+
+
+async def _walk(client: httpx.AsyncClient, address: str, link_id: str) -> list[list[str]]:
+    """The episode ids of each page from `address` on, following the link `link_id`."""
+    pages: list[list[str]] = []
+    at: str | None = address
+    while at is not None:
+        assert len(pages) < 20, "more than 20 pages"
+        reply = await client.get(at)
+        assert reply.status_code == 200
+        pages.append(_ids(reply.text))
+        at = _link(reply.text, link_id)
+    return pages
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        [],
+        [("order", "newest")],
+        [("kind", "question"), ("kind", "answer")],
+        [("order", "newest"), ("kind", "answer"), ("kind", "question")],
+    ],
+    ids=["oldest", "newest", "two kinds", "newest, two kinds"],
+)
+async def test_previous_page_walks_back_through_the_pages_next_page_walked(
+    site: Site, filters: list[tuple[str, str]]
+) -> None:
+    start = "/timeline?" + str(httpx.QueryParams([*CHAIN.items(), *filters]))
+    async with signed_in(site, TOKEN_A) as client:
+        forward = await _walk(client, start, "next-page")
+        last = await client.get(start)
+        for _ in forward[1:]:
+            later = _link(last.text, "next-page")
+            assert later is not None
+            last = await client.get(later)
+        first = await client.get(start)
+        back_from_last = _link(last.text, "previous-page")
+        assert back_from_last is not None
+        backward = await _walk(client, back_from_last, "previous-page")
+        # The first page reached going back links forward the way the first page does.
+        reached = await client.get(back_from_last)
+    assert len(forward) > 1  # several pages ...
+    assert all(forward)  # ... none empty
+    assert backward == forward[-2::-1]
+    assert _link(first.text, "previous-page") is None
+    assert 'id="first-page"' not in first.text
+    assert 'id="first-page"' in last.text
+    assert _link(reached.text, "next-page") is not None
 
 
 async def test_the_timeline_pages_through_the_history(site: Site) -> None:

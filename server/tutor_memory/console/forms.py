@@ -73,21 +73,23 @@ def day_start_us(field: str, value: str, tz: ZoneInfo, *, plus_days: int = 0) ->
 
 
 def encode_position(occurred_at_us: int, seq: int) -> str:
-    """A timeline page's place: the last episode shown, as the store's (occurred_at, seq)."""
+    """A timeline page's place: an episode shown (the last for the next page, the first for the
+    previous one), as the store's (occurred_at, seq)."""
     return base64.urlsafe_b64encode(f"{occurred_at_us}:{seq}".encode()).decode().rstrip("=")
 
 
-def decode_position(value: str) -> tuple[int, int] | None:
+def decode_position(value: str, field: str = "after") -> tuple[int, int] | None:
+    """The place `encode_position` wrote; `field` names the query parameter it came in."""
     if not value:
         return None
     if len(value) > MAX_PAGE_TOKEN_CHARS:
-        raise InvalidArgument("after", "malformed page position")
+        raise InvalidArgument(field, "malformed page position")
     try:
         raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode()
         occurred, seq = raw.split(":")
         return int(occurred), int(seq)
     except (ValueError, UnicodeError) as exc:
-        raise InvalidArgument("after", "malformed page position") from exc
+        raise InvalidArgument(field, "malformed page position") from exc
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,14 +107,18 @@ class Pages:
             start = forms.day_start_us("from", q.get("from", ""), tz)
             end = forms.day_start_us("to", q.get("to", ""), tz, plus_days=1)
             after = forms.decode_position(q.get("after", ""))
+            before = forms.decode_position(q.get("before", ""), "before")
             latest_first = forms.newest_first(q.get("order", ""))
             if start is not None and end is not None and end <= start:
                 raise InvalidArgument("to", "must not be before from")
+            if after is not None and before is not None:
+                raise InvalidArgument("before", "not with after: a page is read one way")
         except InvalidArgument as exc:
             return self.problem(request, Problem(400, str(exc)), shown.chain)
-        episodes, next_after, scanned_all = await self._timeline_page(
-            shown.chain, kinds, start, end, after, latest_first
+        page = await self._timeline_page(
+            shown.chain, kinds, start, end, after, before, latest_first
         )
+        episodes = page.episodes
         notes = await self._s.episodes.notes(shown.chain, [e.episode_id for e in episodes])
 
         def local(us: int, fmt: str) -> str:
@@ -135,10 +139,12 @@ class Pages:
             "tz": tz.key,
             "date_from": q.get("from", ""),
             "date_to": q.get("to", ""),
-            "next_after": next_after,
+            "next_after": page.next_after,
+            "previous_before": page.previous_before,
+            "backwards": before is not None,
             "order": "newest" if latest_first else "oldest",
-            "scanned_all": scanned_all,
-            "first_page": after is None,
+            "scanned_all": page.scanned_all,
+            "first_page": page.first,
             "preview": TEXT_PREVIEW_CHARS,
             "page_size": TIMELINE_PAGE,
             "scan_rows": TIMELINE_SCAN_ROWS,
@@ -146,6 +152,41 @@ class Pages:
         return self.render(request, "timeline.html", context)
 
     async def _timeline_page(
+        self,
+        chain: ChainKey,
+        kinds: tuple[Kind, ...],
+        start: int | None,
+        end: int | None,
+        after: tuple[int, int] | None,
+        before: tuple[int, int] | None,
+        latest_first: bool,
+    ) -> TimelinePage:
+        """The page after `after` (the first page without it), or the page before `before`,
+        in the page's order, with where the pages beside it start."""
+        if before is None:
+            episodes, next_after, scanned_all = await self._scan(
+                chain, kinds, start, end, after, latest_first
+            )
+            if after is None:
+                return TimelinePage(episodes, next_after, "", scanned_all, True)
+            # The previous page ends before this page's first episode (or before where this
+            # page started, when it showed none).
+            previous = _encoded(episodes[0]) if episodes else _encoded_place(after)
+            return TimelinePage(episodes, next_after, previous, scanned_all, False)
+        backwards, previous, scanned_all = await self._scan(
+            chain, kinds, start, end, before, not latest_first
+        )
+        if not backwards and not scanned_all:
+            # Nothing comes before: the previous page is the first one.
+            return await self._timeline_page(chain, kinds, start, end, None, None, latest_first)
+        episodes = backwards[::-1]
+        # The next page starts after this page's last episode; with none shown (a kind filter
+        # that found nothing in the rows read), where this scan stopped, the rows between
+        # holding no match.
+        next_after = _encoded(episodes[-1]) if episodes else previous
+        return TimelinePage(episodes, next_after, previous, scanned_all, not previous)
+
+    async def _scan(
         self,
         chain: ChainKey,
         kinds: tuple[Kind, ...],
@@ -172,19 +213,21 @@ class Pages:
                 limit=batch,
                 newest_first=latest_first,
             )
-            for ep in page.episodes:
+            for i, ep in enumerate(page.episodes):
                 scanned += 1
-                position = (ep.occurred_at_us, ep.seq)
+                position = _place(ep)
                 if not kinds or ep.kind in kinds:
                     found.append(ep)
                     if len(found) == TIMELINE_PAGE:
-                        more = page.more or ep is not page.episodes[-1]
-                        return found, forms.encode_position(*position) if more else "", False
+                        # More follows if the store holds more rows, or if a row read already
+                        # would be shown (not merely read past).
+                        rest = page.episodes[i + 1 :]
+                        more = page.more or any(not kinds or e.kind in kinds for e in rest)
+                        return found, _encoded_place(position) if more else "", False
             if not page.more:
                 return found, "", False
             if scanned >= TIMELINE_SCAN_ROWS:
-                assert position is not None
-                return found, forms.encode_position(*position), True
+                return found, _encoded_place(position), True
 
     # -- block inspector -----------------------------------------------------------------------
 
@@ -285,3 +328,29 @@ class Pages:
             "digests_limit": RECENT_DIGESTS,
         }
         return self.render(request, "chain.html", context)
+
+
+@dataclass(frozen=True, slots=True)
+class TimelinePage:
+    """One timeline page in its order, and where the pages beside it start ("" for none)."""
+
+    episodes: list[StoredEpisode]
+    next_after: str
+    previous_before: str
+    # Whether a kind filter's scan stopped early (the page may be short; more may follow).
+    scanned_all: bool
+    # Whether this is the first page (nothing comes before it).
+    first: bool
+
+
+def _place(ep: StoredEpisode) -> tuple[int, int]:
+    """Where an episode stands in the timeline's order: (occurred_at, seq), as the store pages."""
+    return ep.occurred_at_us, ep.seq
+
+
+def _encoded(ep: StoredEpisode) -> str:
+    return forms.encode_position(*_place(ep))
+
+
+def _encoded_place(place: tuple[int, int] | None) -> str:
+    return "" if place is None else forms.encode_position(*place)
