@@ -115,9 +115,8 @@ class Pages:
                 raise InvalidArgument("before", "not with after: a page is read one way")
         except InvalidArgument as exc:
             return self.problem(request, Problem(400, str(exc)), shown.chain)
-        page = await self._timeline_page(
-            shown.chain, kinds, start, end, after, before, latest_first
-        )
+        rows = TimelineRows(shown.chain, kinds, start, end)
+        page = await self._timeline_page(rows, after, before, latest_first)
         episodes = page.episodes
         notes = await self._s.episodes.notes(shown.chain, [e.episode_id for e in episodes])
 
@@ -153,10 +152,7 @@ class Pages:
 
     async def _timeline_page(
         self,
-        chain: ChainKey,
-        kinds: tuple[Kind, ...],
-        start: int | None,
-        end: int | None,
+        rows: TimelineRows,
         after: tuple[int, int] | None,
         before: tuple[int, int] | None,
         latest_first: bool,
@@ -164,21 +160,17 @@ class Pages:
         """The page after `after` (the first page without it), or the page before `before`,
         in the page's order, with where the pages beside it start."""
         if before is None:
-            episodes, next_after, scanned_all = await self._scan(
-                chain, kinds, start, end, after, latest_first
-            )
+            episodes, next_after, scanned_all = await self._scan(rows, after, latest_first)
             if after is None:
                 return TimelinePage(episodes, next_after, "", scanned_all, True)
             # The previous page ends before this page's first episode (or before where this
             # page started, when it showed none).
             previous = _encoded(episodes[0]) if episodes else _encoded_place(after)
             return TimelinePage(episodes, next_after, previous, scanned_all, False)
-        backwards, previous, scanned_all = await self._scan(
-            chain, kinds, start, end, before, not latest_first
-        )
+        backwards, previous, scanned_all = await self._scan(rows, before, not latest_first)
         if not backwards and not scanned_all:
             # Nothing comes before: the previous page is the first one.
-            return await self._timeline_page(chain, kinds, start, end, None, None, latest_first)
+            return await self._timeline_page(rows, None, None, latest_first)
         episodes = backwards[::-1]
         # The next page starts after this page's last episode; with none shown (a kind filter
         # that found nothing in the rows read), where this scan stopped, the rows between
@@ -187,13 +179,7 @@ class Pages:
         return TimelinePage(episodes, next_after, previous, scanned_all, not previous)
 
     async def _scan(
-        self,
-        chain: ChainKey,
-        kinds: tuple[Kind, ...],
-        start: int | None,
-        end: int | None,
-        after: tuple[int, int] | None,
-        latest_first: bool,
+        self, rows: TimelineRows, after: tuple[int, int] | None, latest_first: bool
     ) -> tuple[list[StoredEpisode], str, bool]:
         """One page in (occurred_at, seq) order after `after` (or in the reverse order, before
         it, when `latest_first`), read page by page from the store as ListEpisodes reads it;
@@ -204,11 +190,11 @@ class Pages:
         scanned = 0
         position = after
         while True:
-            batch = TIMELINE_PAGE if not kinds else SCAN_BATCH
+            batch = TIMELINE_PAGE if not rows.kinds else SCAN_BATCH
             page = await self._s.episodes.list(
-                chain,
-                occurred_from_us=start,
-                occurred_to_us=end,
+                rows.chain,
+                occurred_from_us=rows.start,
+                occurred_to_us=rows.end,
                 after=position,
                 limit=batch,
                 newest_first=latest_first,
@@ -216,13 +202,12 @@ class Pages:
             for i, ep in enumerate(page.episodes):
                 scanned += 1
                 position = _place(ep)
-                if not kinds or ep.kind in kinds:
+                if rows.shows(ep):
                     found.append(ep)
                     if len(found) == TIMELINE_PAGE:
                         # More follows if the store holds more rows, or if a row read already
                         # would be shown (not merely read past).
-                        rest = page.episodes[i + 1 :]
-                        more = page.more or any(not kinds or e.kind in kinds for e in rest)
+                        more = page.more or any(map(rows.shows, page.episodes[i + 1 :]))
                         return found, _encoded_place(position) if more else "", False
             if not page.more:
                 return found, "", False
@@ -328,6 +313,21 @@ class Pages:
             "digests_limit": RECENT_DIGESTS,
         }
         return self.render(request, "chain.html", context)
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineRows:
+    """Which episodes a timeline shows: one chain's, of `kinds` (all when empty), occurred in
+    [start, end) (either bound may be open)."""
+
+    chain: ChainKey
+    kinds: tuple[Kind, ...]
+    start: int | None
+    end: int | None
+
+    def shows(self, ep: StoredEpisode) -> bool:
+        """Whether a row the store returned (already within the period) is shown."""
+        return not self.kinds or ep.kind in self.kinds
 
 
 @dataclass(frozen=True, slots=True)
