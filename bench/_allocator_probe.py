@@ -2,11 +2,12 @@
 the memory benchmark's mixed run: what RSS is made of, and which part of it grows.
 
 Run as `python -m bench._allocator_probe OUT_JSONL SECONDS serve ...` (the rest is `serve`'s own
-command line). Each line of OUT_JSONL is one sample: seconds since start, VmRSS and RssAnon (MiB),
-glibc's heap as `mallinfo2` reports it (memory handed out and not freed, free memory kept inside
-the heap, memory in mmapped chunks; what numpy, FAISS, SQLite, the native extension and CPython's
-large objects take), and CPython's small-object allocator (`sys._debugmallocstats`: the bytes of
-live objects and the arenas holding them). glibc only: elsewhere the glibc fields are absent.
+command line). Each line of OUT_JSONL is one sample: seconds since the process started (before it
+serves), VmRSS and RssAnon (MiB), glibc's heap as `mallinfo2` reports it (memory handed out and not
+freed, free memory kept inside the heap, memory in mmapped chunks; what numpy, FAISS, SQLite, the
+native extension and CPython's large objects take), and CPython's small-object allocator
+(`sys._debugmallocstats`: the bytes of live objects and the arenas holding them). glibc only:
+elsewhere the glibc fields are absent.
 """
 
 from __future__ import annotations

@@ -222,6 +222,7 @@ def mixed_run() -> dict[str, Any]:
     steady = [(t, rss) for t, rss in samples if t >= WARM_UP_SECONDS] or samples
     ys = np.asarray([rss for _, rss in steady])
     allocators = [json.loads(line) for line in probe.read_text().splitlines() if line.strip()]
+    # The server's samples count from its own start, a second or two before the callers began.
     steady_allocators = [a for a in allocators if a["s"] >= WARM_UP_SECONDS]
     return {
         "budget_mib": BUDGET_MIB,
