@@ -38,6 +38,7 @@ from tutor_memory.domain.episodes import ChainKey, Kind, StoredEpisode
 from tutor_memory.domain.files.search import Passages, passages_bytes
 from tutor_memory.domain.records import BeliefRow, FileVersion, StoredPassage, belief_rows_bytes
 from tutor_memory.models.embedder import Embedder
+from tutor_memory.models.tokenizers import load_counter
 from tutor_memory.store.lru import LruCache
 from tutor_memory.store.protocols import Store
 
@@ -138,13 +139,8 @@ def test_the_passages_cache_reports_the_bytes_of_what_it_holds() -> None:
 
 
 def test_passages_weigh_their_matrix_and_texts_within_a_tenth_of_what_python_allocates() -> None:
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        held = _passages(500, chars=1_200)
-        allocated = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    held, allocated = _allocated_by(lambda: _passages(500, chars=1_200))
+    assert isinstance(held, tuple)
     assert abs(passages_bytes(held) - allocated) <= allocated / 10
 
 
@@ -347,19 +343,6 @@ class _Embedder:
         return np.zeros((len(texts), 512), np.float32)
 
 
-class _Words:
-    """Counts words as tokens (what the views count does not matter here)."""
-
-    name = "words"
-    lines_add_up = False
-
-    def count(self, text: str) -> int:
-        return len(text.split())
-
-    def count_many(self, texts: Sequence[str]) -> list[int]:
-        return [self.count(t) for t in texts]
-
-
 def _live_maps_of(file_id: str) -> int:
     """Built maps alive anywhere in the process that cite `file_id`."""
     gc.collect()
@@ -370,7 +353,7 @@ def test_maps_are_bounded_in_bytes_and_a_view_does_not_keep_an_evicted_map_alive
     store = _Maps({_chain(1): 10, _chain(2): 10, _chain(3): 1})
     one = _chain_map(store.courses[_chain(1)]).nbytes()
     maps = MapCache(cast(Store, store), cast(Embedder, _Embedder()), max_bytes=one + one // 2)
-    sources = CachedSources(current_beliefs_cache(cast(Store, store)), maps, _Words())
+    sources = CachedSources(current_beliefs_cache(cast(Store, store)), maps, load_counter(None))
     sources.map_view(_chain(1))
     assert maps.cache.bytes == maps.get(_chain(1)).nbytes()
     assert _live_maps_of("student-1-0.md") == 1
