@@ -103,8 +103,8 @@ def _any_at(field_name: str, sentence: str, tokens: list[Token]) -> bool:
     index = _index(field_name)
     return any(
         _exactly_accented(sentence, tokens, m)
-        for i in range(len(tokens))
-        if (m := longest_at(index, tokens, i)) is not None
+        for i, token in enumerate(tokens)
+        if index.may_start(token.norm) and (m := longest_at(index, tokens, i)) is not None
     )
 
 
@@ -113,11 +113,17 @@ def _ends_with(
 ) -> bool:
     """Whether a word ends in one of `endings`, unless a veto precedes it (Arabic في درسنا is "in
     our lesson", a noun, where درسنا alone is "we studied")."""
+    if not endings:
+        return False
+    shortest = MIN_PAST_STEM + min(len(e) for e in endings)
     for i, t in enumerate(tokens):
         word = sentence[t.start : t.end].casefold()
-        if i and tokens[i - 1].norm in vetoes:
+        if len(word) < shortest or (i and tokens[i - 1].norm in vetoes):
             continue
-        if any(len(word) - len(e) >= MIN_PAST_STEM and word.endswith(e) for e in endings):
+        # One C-level test of every ending first; the stem's length only when one matches.
+        if word.endswith(endings) and any(
+            len(word) - len(e) >= MIN_PAST_STEM and word.endswith(e) for e in endings
+        ):
             return True
     return False
 

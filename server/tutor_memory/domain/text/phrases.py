@@ -128,12 +128,16 @@ class PhraseIndex(Generic[T]):
             )
             prefixes.update(entry_prefixes)
         self._prefixes = tuple(sorted(p for p in prefixes if p))
+        # The letters a prefix starts with: most tokens start with none of them (every Latin word,
+        # when the prefixes are Arabic clitics), and then no prefix needs trying.
+        self._prefix_initials = frozenset(p[0] for p in self._prefixes)
 
     def matches_at(self, tokens: Sequence[str], start: int) -> Iterator[Match[T]]:
         """Every phrase that matches at `start`, in index order."""
         token = tokens[start]
         heads = [(token, "")]
-        heads += [(token[len(p) :], p) for p in self._prefixes if token.startswith(p)]
+        if token[:1] in self._prefix_initials:
+            heads += [(token[len(p) :], p) for p in self._prefixes if token.startswith(p)]
         for head, prefix in heads:
             for entry in self._by_first.get(head, ()):
                 if prefix and prefix not in entry.prefixes:
@@ -142,7 +146,17 @@ class PhraseIndex(Generic[T]):
                 if end is not None:
                     yield Match(start, end, entry.payload, prefix)
 
+    def may_start(self, token: str) -> bool:
+        """Whether a phrase may start at `token`: its first word, or one glued to a prefix. A
+        set look-up, so that a scan tries phrases only where one can match."""
+        if token in self._by_first:
+            return True
+        return token[:1] in self._prefix_initials and any(
+            token.startswith(p) and token[len(p) :] in self._by_first for p in self._prefixes
+        )
+
     def find_all(self, tokens: Sequence[str]) -> Iterator[Match[T]]:
         """Every match in `tokens`, ordered by start position."""
-        for start in range(len(tokens)):
-            yield from self.matches_at(tokens, start)
+        for start, token in enumerate(tokens):
+            if self.may_start(token):
+                yield from self.matches_at(tokens, start)
