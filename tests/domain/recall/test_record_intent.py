@@ -7,7 +7,7 @@ from importlib import resources
 
 import numpy as np
 import pytest
-from bench.phrasing.dataset import load_set
+from bench.phrasing.dataset import SET_DIR, load_set
 
 from tutor_memory.domain.recall.record_intent import (
     RecordExamples,
@@ -21,8 +21,16 @@ def _folded(text: str) -> str:
     return " ".join(text.casefold().split()).strip("?!.¿¡؟ ")
 
 
-def test_no_example_is_an_item_of_the_phrasing_set_that_measures_it() -> None:
-    measured = {_folded(m.text) for s in load_set() for m in s.messages}
+# Every phrasing set that measures the decision: the first one and both halves of the second.
+MEASURING_SETS = (SET_DIR, SET_DIR / "second-dev", SET_DIR / "second-held-out")
+
+
+def _measured_texts() -> list[str]:
+    return [m.text for d in MEASURING_SETS for s in load_set(d) for m in s.messages]
+
+
+def test_no_example_is_an_item_of_the_phrasing_sets_that_measure_it() -> None:
+    measured = {_folded(t) for t in _measured_texts()}
     texts = example_texts()
     assert not {_folded(t) for t in texts.record + texts.other} & measured
 
@@ -33,8 +41,8 @@ NEAR_COPY_SHARE = 0.8
 NEAR_COPY_JACCARD = 0.6
 
 
-def test_no_example_is_a_near_copy_of_an_item_of_the_phrasing_set() -> None:
-    measured = [set(words(m.text)) for s in load_set() for m in s.messages]
+def test_no_example_is_a_near_copy_of_an_item_of_the_phrasing_sets() -> None:
+    measured = [set(words(t)) for t in _measured_texts()]
     texts = example_texts()
     copies = []
     for text in texts.record + texts.other:
