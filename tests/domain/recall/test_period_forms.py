@@ -70,10 +70,37 @@ def test_the_week_before_last_is_two_monday_to_sunday_weeks_back(query: str) -> 
 
 
 @pytest.mark.parametrize(
-    "query", ["what did i get wrong on monday", "lunedì cosa ho sbagliato", "am Montag", "el lunes"]
+    "query",
+    [
+        "what did i get wrong on monday",
+        "lunedì cosa ho sbagliato",
+        "was haben wir am Montag gemacht",
+        "was hab ich am Montag abgeschrieben",
+        "qué hicimos el lunes",
+        "lundi on a révisé quoi",
+        "na segunda a gente falou do quê",
+        "last monday",
+        "this monday, the test",
+    ],
 )
 def test_a_named_weekday_is_its_most_recent_day_before_today(query: str) -> None:
     assert span(query) == days("2026-03-16", "2026-03-17")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "I have a test on monday can you help me with fractions",
+        "lunedì ho la verifica, mi aiuti?",
+        "el lunes tengo examen de física",
+        "am Montag schreib ich ne Arbeit, hilfst du mir?",
+        "segunda tenho prova, me ajuda?",
+        "on friday we have a quiz on cells",
+    ],
+)
+def test_a_bare_weekday_in_a_query_without_a_past_names_no_period(query: str) -> None:
+    # The next Monday as often as the last: a window on the last one would empty the block.
+    assert parse_time_window(query, us(NOW), ROME) is None
 
 
 def test_the_same_weekday_as_today_is_a_week_ago() -> None:

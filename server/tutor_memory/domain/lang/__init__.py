@@ -56,6 +56,15 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   of their language, on words of at least `MIN_PAST_STEM` more letters.
 - `past_person_endings`: endings that mark both a past and the student or the tutor ("-aste",
   "-amos", "-asti"), same conditions.
+- `perfect_auxiliaries`: the `past_forms` that are present tenses of "have" and "be" ("have",
+  "ho", "ai", "haben", "sind"): they make a perfect with a participle after them ("have we
+  covered", "ho sbagliato") and are a present alone ("I have a test on Monday", "lunedì ho la
+  verifica"). Where the tense decides a reading (`tutor_memory.domain.recall.tense.speaks_of_past`),
+  they count only with a participle after them.
+- `participle_shapes`: participles, written `prefix…suffix` (French "…é": "raté"; a leading `…`
+  lets other letters come before the prefix, German "…ge…en": "gesprochen", "abgeschlossen"), that
+  count only after a perfect auxiliary: alone, the shape is too common a word's ("université",
+  "Übungen").
 - `time_false_friends`: phrases in which a time word means something else ("hoy en día",
   "nowadays"; "Julio César"; Arabic "في اليوم", "per day"); a time expression overlapping one is
   ignored.
@@ -204,6 +213,8 @@ _STRING_LIST_FIELDS = (
     "past_person_forms",
     "past_endings",
     "past_person_endings",
+    "perfect_auxiliaries",
+    "participle_shapes",
     "time_false_friends",
     "ordinal_weekdays",
     "weekday_suffixes",
@@ -281,6 +292,8 @@ class LanguageData:
     past_person_forms: tuple[str, ...]
     past_endings: tuple[str, ...]
     past_person_endings: tuple[str, ...]
+    perfect_auxiliaries: tuple[str, ...]
+    participle_shapes: tuple[str, ...]
     time_false_friends: tuple[str, ...]
     ordinal_weekdays: tuple[str, ...]
     weekday_suffixes: tuple[str, ...]

@@ -15,7 +15,9 @@ exclusive end. The forms and what they mean:
 - "this / last month", "N months ago"; "this / last year", "N years ago": calendar months and years.
 - "the last N days / weeks / months" ("in the past 10 days"): from the start of the day N units
   back up to now (a rolling span, not a calendar one).
-- A weekday ("on Monday", "last Friday"): its most recent day before today.
+- A weekday ("on Monday", "last Friday"): its most recent day before today; a bare one ("on
+  Monday") only in a query that speaks of the past (`tense.speaks_of_past`), since "I have a test on
+  Monday" means the next one.
 - "the weekend", "last weekend": the most recent Saturday and Sunday that have started.
 - A month without a year: the most recent such month that has started by `now`; with a year, that
   month. A day and a month ("on 3 March", "le 12 mars"): that day, last year's if it is still to
@@ -32,12 +34,14 @@ exclusive end. The forms and what they mean:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from tutor_memory.domain.clock import time_zone
+from tutor_memory.domain.recall.tense import speaks_of_past
 from tutor_memory.domain.recall.timewords import (
     MONTHS,
     RANGE_WORD,
@@ -193,9 +197,11 @@ class _Reader:
     """One English reading, parsed from a position: each method returns the period found there
     and the position after it, or None."""
 
-    def __init__(self, tokens: Sequence[str], today: date) -> None:
+    def __init__(self, tokens: Sequence[str], today: date, past: Callable[[], bool]) -> None:
         self.t = tokens
         self.today = today
+        # Whether the query speaks of the past (asked only for a bare weekday: see named_day).
+        self.past = past
 
     def at(self, i: int) -> str:
         return self.t[i] if 0 <= i < len(self.t) else ""
@@ -287,13 +293,19 @@ class _Reader:
                 return _units_back(0 if word == _THIS else 1, nxt, self.today), i + 2
         return None
 
-    def named_day(self, i: int) -> tuple[_Period | None, int] | None:
+    def named_day(self, i: int, *, qualified: bool = False) -> tuple[_Period | None, int] | None:
         word = self.at(i)
         if word in _LAST or word == _THIS:
-            found = self.named_day(i + 1)
+            found = self.named_day(i + 1, qualified=True)
             return (found[0], found[1]) if found else None
         if word in WEEKDAYS:
-            return _weekday(word, self.today), i + 1 + (self.at(i + 1) in _LAST)
+            end = i + 1 + (self.at(i + 1) in _LAST)
+            if not qualified and end == i + 1 and not self.past():
+                # A bare weekday is the next one as often as the last: "I have a test on
+                # Monday", "lunedì ho la verifica". It is the record's only in a query that
+                # speaks of the past ("what did we do on Monday").
+                return None, end
+            return _weekday(word, self.today), end
         if word == "weekend":
             return _weekend(self.today), i + 1
         return None
@@ -446,8 +458,9 @@ def parse_time_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
     zone = time_zone(tz)
     try:
         today = (_EPOCH + timedelta(microseconds=now_us)).astimezone(zone).date()
+        past = functools.cache(functools.partial(speaks_of_past, query))
         for reading in english_readings(query):
-            found = _Reader(reading, today).first()
+            found = _Reader(reading, today, past).first()
             if found is not None:
                 period, start, end = found
                 return _window(period, " ".join(reading[start:end]), now_us, today, zone)

@@ -124,14 +124,18 @@ def _phrase(source: str) -> Phrase:
     return Phrase(source, tuple(latin_accents(w) for w in words), len(words))
 
 
-def build_index(field: str, *, glued_conjunctions: bool = False) -> PhraseIndex[Phrase]:
-    """Every phrase of `field` in every language file, searchable in one pass.
+def build_index(
+    field: str, *, glued_conjunctions: bool = False, languages: Sequence[str] | None = None
+) -> PhraseIndex[Phrase]:
+    """Every phrase of `field` in every language file (or in those of `languages`), searchable in
+    one pass.
 
     With `glued_conjunctions`, a phrase also matches with one of its language's attached
     conjunctions glued to its first word (Arabic "وتذكر أن", "and remember that").
     """
     entries = []
-    for data in lang.all_languages():
+    files = lang.all_languages() if languages is None else [lang.load(c) for c in languages]
+    for data in files:
         prefixes = clitics(data, prepositions=False) if glued_conjunctions else ()
         for source in getattr(data, field):
             entries.append((compile_phrase(source), _phrase(source), prefixes))

@@ -1,0 +1,214 @@
+"""Does a sentence speak of the past, and with the student or the tutor in it? (SPEC R2.5, R2.6)
+
+Two readings share the language files' grammar of the past (`past_forms`, `past_person_forms`,
+`past_endings`, `past_person_endings`, `perfect_auxiliaries`, `participle_shapes`,
+`session_persons`; see `tutor_memory.domain.lang`):
+
+- `past_with_a_person`: a past form with the student or the tutor in it ("Last Tuesday *you
+  practised*…", "*hemos visto*"), which with a period makes a tutor's sentence a narration
+  (`tutor_memory.domain.recall.narration`);
+- `speaks_of_past`: a past at all, which decides whether a bare weekday is the last one or the
+  next ("what did we do on Monday" against "I have a test on Monday":
+  `tutor_memory.domain.recall.timewindow`). Here a perfect auxiliary counts only with a participle
+  after it, since alone it is a present ("have", "ho", "j'ai", "haben").
+
+Endings are read only on a sentence of their language (`_languages_of`), on words with at least
+`MIN_PAST_STEM` letters before the ending.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from tutor_memory.domain import lang
+from tutor_memory.domain.conceptmap.language import guess_language
+from tutor_memory.domain.text.phrases import Match, PhraseIndex
+from tutor_memory.domain.text.spans import (
+    Phrase,
+    Token,
+    build_index,
+    latin_accents,
+    longest_at,
+    tokenize,
+)
+from tutor_memory.domain.text.words import words
+
+# A past ending counts on a word with at least this many letters before it: shorter, the "ending"
+# is most of a function word ("need", "meu", "sei").
+MIN_PAST_STEM = 3
+# How the language files write a participle formed around its stem ("ge…t").
+SHAPE_GAP = "…"
+
+
+@functools.cache
+def _index(field_name: str) -> PhraseIndex[Phrase]:
+    return build_index(field_name)
+
+
+@functools.cache
+def _own_index(field_name: str, codes: tuple[str, ...]) -> PhraseIndex[Phrase]:
+    """The phrases of `field_name` of the languages `codes` only."""
+    return build_index(field_name, languages=codes)
+
+
+@dataclass(frozen=True, slots=True)
+class _Grammar:
+    """One language's past, as `_ends_with` and `_participle` read it (casefolded)."""
+
+    past_endings: tuple[str, ...]
+    person_endings: tuple[str, ...]
+    vetoes: frozenset[str]
+    auxiliaries: frozenset[str]
+    # (prefix, suffix, whether the prefix may follow other letters: a separable particle).
+    shapes: tuple[tuple[str, str, bool], ...]
+
+
+@functools.cache
+def _grammar(code: str) -> _Grammar:
+    data = lang.load(code)
+    return _Grammar(
+        tuple(e.casefold() for e in data.past_endings),
+        tuple(e.casefold() for e in data.past_person_endings),
+        frozenset(w for v in data.marker_vetoes for w in words(v)),
+        frozenset(w for a in data.perfect_auxiliaries for w in words(a)),
+        tuple(_shape(s) for s in data.participle_shapes),
+    )
+
+
+def _shape(written: str) -> tuple[str, str, bool]:
+    """A participle shape as written ("ge…t", "…é", "…ge…en"): prefix, suffix and whether
+    other letters may come before the prefix (a leading gap besides the one between them)."""
+    inside = written.count(SHAPE_GAP) == 2
+    prefix, _, suffix = written.removeprefix(SHAPE_GAP if inside else "").partition(SHAPE_GAP)
+    return prefix.casefold(), suffix.casefold(), inside
+
+
+def _exactly_accented(sentence: str, tokens: list[Token], match: Match[Phrase]) -> bool:
+    """Whether the words matched carry exactly the accents the phrase is written with: past forms
+    differ from other words by an accent alone (French "a" 'has', "à" 'at')."""
+    words_matched = tokens[match.start : match.end]
+    if len(words_matched) != len(match.payload.accents):
+        return True  # a gap: no word-by-word alignment (past forms have none)
+    return all(
+        latin_accents(sentence[t.start : t.end]) == wanted
+        for t, wanted in zip(words_matched, match.payload.accents, strict=True)
+    )
+
+
+def _matches(index: PhraseIndex[Phrase], sentence: str, tokens: list[Token]) -> list[Match[Phrase]]:
+    """The phrases of `index` in the sentence, longest at each word, accents agreeing."""
+    return [
+        m
+        for i, token in enumerate(tokens)
+        if index.may_start(token.norm)
+        and (m := longest_at(index, tokens, i)) is not None
+        and _exactly_accented(sentence, tokens, m)
+    ]
+
+
+def _any_at(field_name: str, sentence: str, tokens: list[Token]) -> bool:
+    index = _index(field_name)
+    return any(
+        _exactly_accented(sentence, tokens, m)
+        for i, token in enumerate(tokens)
+        if index.may_start(token.norm) and (m := longest_at(index, tokens, i)) is not None
+    )
+
+
+def _ends_with(
+    sentence: str, tokens: list[Token], endings: tuple[str, ...], vetoes: frozenset[str]
+) -> bool:
+    """Whether a word ends in one of `endings`, unless a veto precedes it (Arabic في درسنا is "in
+    our lesson", a noun, where درسنا alone is "we studied")."""
+    if not endings:
+        return False
+    shortest = MIN_PAST_STEM + min(len(e) for e in endings)
+    for i, t in enumerate(tokens):
+        word = sentence[t.start : t.end].casefold()
+        if len(word) < shortest or (i and tokens[i - 1].norm in vetoes):
+            continue
+        # One C-level test of every ending first; the stem's length only when one matches.
+        if word.endswith(endings) and any(
+            len(word) - len(e) >= MIN_PAST_STEM and word.endswith(e) for e in endings
+        ):
+            return True
+    return False
+
+
+def _languages_of(tokens: list[Token]) -> tuple[str, ...]:
+    """The sentence's language by its stop words; on a tie, every language tied at the top ("El
+    lunes resolviste…" has as many stop words of Spanish as of Portuguese); none without any."""
+    code = guess_language(tokens)
+    if code is not None:
+        return (code,)
+    counts = [(sum(1 for t in tokens if t.norm in _stop_words(c)), c) for c in lang.LANGUAGES]
+    best = max(n for n, _ in counts)
+    return tuple(c for n, c in counts if n == best) if best else ()
+
+
+@functools.cache
+def _stop_words(code: str) -> frozenset[str]:
+    return frozenset(w for s in lang.load(code).stop_words for w in words(s))
+
+
+def _combined(tokens: list[Token]) -> _Grammar:
+    """The grammar of every language the sentence may be in, joined."""
+    grammars = [_grammar(code) for code in _languages_of(tokens)]
+    return _Grammar(
+        tuple(e for g in grammars for e in g.past_endings),
+        tuple(e for g in grammars for e in g.person_endings),
+        frozenset(w for g in grammars for w in g.vetoes),
+        frozenset(w for g in grammars for w in g.auxiliaries),
+        tuple(s for g in grammars for s in g.shapes),
+    )
+
+
+def past_with_a_person(sentence: str) -> bool:
+    """A past form with the student or the tutor in it (see the module docstring)."""
+    tokens = tokenize(sentence)
+    grammar = _combined(tokens)
+    person_ending = _ends_with(sentence, tokens, grammar.person_endings, grammar.vetoes) or _any_at(
+        "past_person_forms", sentence, tokens
+    )
+    past = (
+        person_ending
+        or _any_at("past_forms", sentence, tokens)
+        or _ends_with(sentence, tokens, grammar.past_endings, grammar.vetoes)
+    )
+    return past and (person_ending or _any_at("session_persons", sentence, tokens))
+
+
+def _participle_at(sentence: str, token: Token, grammar: _Grammar) -> bool:
+    word = sentence[token.start : token.end].casefold()
+    for prefix, suffix, inside in grammar.shapes:
+        at = word.find(prefix) if inside else (0 if word.startswith(prefix) else -1)
+        stem = len(word) - at - len(prefix) - len(suffix)
+        if at >= 0 and word.endswith(suffix) and stem >= MIN_PAST_STEM:
+            return True
+    return False
+
+
+def speaks_of_past(sentence: str) -> bool:
+    """Whether `sentence` has a past: a past form of its language other than a perfect auxiliary
+    alone, a past ending, or an auxiliary with a participle after it (see the module
+    docstring)."""
+    tokens = tokenize(sentence)
+    grammar = _combined(tokens)
+    if _any_at("past_person_forms", sentence, tokens) or _ends_with(
+        sentence, tokens, grammar.person_endings + grammar.past_endings, grammar.vetoes
+    ):
+        return True
+    # Only the sentence's own languages' forms: English "a" and German "was" are no past.
+    codes = _languages_of(tokens) or lang.LANGUAGES
+    forms = _matches(_own_index("past_forms", codes), sentence, tokens)
+    for m in forms:
+        if not all(t.norm in grammar.auxiliaries for t in tokens[m.start : m.end]):
+            return True
+        # An auxiliary: a perfect only with a participle after it (a past form, or a word of a
+        # participle's shape: "ho *sbagliato*", "j'ai *raté*", "haben wir *gemacht*").
+        if any(other.start >= m.end for other in forms) or any(
+            _participle_at(sentence, t, grammar) for t in tokens[m.end :]
+        ):
+            return True
+    return False

@@ -1,0 +1,54 @@
+"""Whether a sentence speaks of the past (domain.recall.tense): the reading that decides whether a
+bare weekday is the last one or the next."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutor_memory.domain.recall.tense import past_with_a_person, speaks_of_past
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "what did we do on monday",
+        "have we covered cells yet",
+        "lunedì cosa ho sbagliato",
+        "qué vimos el lunes",
+        "lundi j'ai raté quoi",
+        "was haben wir am Montag gemacht",
+        "am Montag haben wir das Kapitel abgeschlossen",
+        "o que a gente estudou na segunda",
+    ],
+)
+def test_a_past_form_or_a_perfect_is_the_past(sentence: str) -> None:
+    assert speaks_of_past(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I have a test on monday",
+        "lunedì ho la verifica",
+        "lundi j'ai un contrôle",
+        "am Montag haben wir Sport",
+        "el lunes tengo examen",
+    ],
+)
+def test_a_perfect_auxiliary_without_a_participle_is_a_present(sentence: str) -> None:
+    assert not speaks_of_past(sentence)
+
+
+def test_another_languages_past_form_is_no_past() -> None:
+    # French "a" (has) and German "was" (what) are in the files' past forms; not in English.
+    assert not speaks_of_past("can you give me a quiz on monday")
+
+
+def test_a_participle_shape_alone_is_no_past() -> None:
+    # "…é" makes a French participle only after an auxiliary: "université" is a noun.
+    assert not speaks_of_past("lundi je vais à l'université")
+
+
+def test_a_past_needs_the_student_or_the_tutor_to_recount_a_session() -> None:
+    assert past_with_a_person("Last Tuesday you practised fractions.")
+    assert not past_with_a_person("Last Tuesday I went to a concert.")
