@@ -176,6 +176,33 @@ async def test_a_record_question_no_rule_knows_is_recognised_by_its_embedding(
     assert got.record_mode
 
 
+async def test_a_record_question_recognised_by_example_keeps_the_topic_it_names(
+    harness: Harness,
+) -> None:
+    # No rule knows the question and no topic is read from it ("better *at* X" is no topic
+    # preposition): its own words are searched, so the old exchange about the topic stays.
+    reply = await harness.ingest(
+        [
+            episode("How does the nitrogen cycle work?", ts(2026, 3, 14), key="nitrogen"),
+            episode(
+                "Check on osmosis",
+                ts(2026, 6, 2),
+                kind=pb.EPISODE_KIND_CHECK,
+                outcome=pb.CHECK_OUTCOME_WRONG,
+                concepts=("osmosis",),
+                key="w1",
+            ),
+            *noise(600, ts(2026, 9, 1)),
+        ]
+    )
+    nitrogen, wrong_check = reply.items[0].episode_id, reply.items[1].episode_id
+    got = await block(harness, "am i getting better at the nitrogen cycle", budget=300)
+    assert got.record_mode
+    shown = [m.episode_id for m in got.memories]
+    assert nitrogen in shown
+    assert wrong_check in shown
+
+
 @pytest.mark.parametrize("query", ["what is a prime number?", "perché è caduto l'impero romano?"])
 async def test_a_subject_question_stays_out_of_record_mode(harness: Harness, query: str) -> None:
     await harness.ingest(noise(5, ts(2026, 9, 1)))

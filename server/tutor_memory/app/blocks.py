@@ -259,7 +259,11 @@ class BlockBuilder:
                     early_topic = self._text_matches(table, snap, maybe_topic)
                 timer.lap("text")
             record = self._record_examples.closer_to_record(embedding.result())
-            topic = topic_of() if record else None
+            # The examples tell that the question is about the record, not which of its words
+            # are the record phrase: without a topic the extractor finds, the question's own
+            # words are searched ("did I ever finish that probability worksheet"), so that a
+            # topic it names is not lost to the whole record.
+            topic = (topic_of() or req.query) if record else None
             if record and early_topic is not None:
                 early = early_topic
             timer.lap("record_intent")

@@ -6,6 +6,7 @@ the floors. The set is never generated from the detectors' lists."""
 from __future__ import annotations
 
 import pytest
+from bench.phrasing.dataset import SET_DIR
 from bench.phrasing.evaluate import OVERALL, run
 
 # Room for one or two items of the pooled set (~800 messages, ~430 narrations) to change.
@@ -14,11 +15,15 @@ FLOOR_MARGIN_POINTS = 2.0
 # Two floors went down, each for a larger gain in recall on the same decision: narration precision
 # 98.5 -> 96.1 (recall 29.0 -> 85.3: pasts with the student or the tutor in them, commits cf52538
 # and 70780e5) and record precision 92.4 -> 92.1 (recall 51.2 -> 70.5: record questions decided
-# by example, domain/recall/record_intent.py). Every other floor went up or stayed.
+# by example, domain/recall/record_intent.py). Since then, record 92.1 / 70.5 -> 91.0 / 81.9
+# (the examples also decide messages typed without a question mark, more examples, margin 0.06
+# chosen on the examples alone) and its topic 73.8 / 47.9 -> 69.9 / 56.4 (more record questions,
+# some with a topic the extractor reads wrongly); period precision rose 92.1 -> 95.0 and recall
+# fell 98.9 -> 97.7 (a bare weekday needs a past in the query: `domain/recall/tense.py`).
 REACHED = {
-    "record": (92.1, 70.5),
-    "record_topic": (73.8, 47.9),
-    "period": (92.1, 98.9),
+    "record": (91.0, 81.9),
+    "record_topic": (69.9, 56.4),
+    "period": (95.0, 97.7),
     "teaching": (100.0, 87.4),
     "narration": (96.1, 85.3),
 }
@@ -45,3 +50,20 @@ def test_precision_and_recall_stay_above_their_floor(
 def test_record_questions_keep_their_precision(pooled: dict[str, dict[str, float]]) -> None:
     got = pooled["record"]
     assert got["precision"] * 100 >= MIN_RECORD_PRECISION, got["false_positive_texts"]
+
+
+# The second set (bench/phrasing/README.md), written blind after the detectors: its record
+# decision, pooled, as reached when it was added. A half holds about 200 messages, about 100 of
+# them record questions, so an item weighs about a point: the margin leaves room for two or three.
+SECOND_SET_MARGIN_POINTS = 3.0
+SECOND_REACHED = {"second-dev": (92.6, 73.5), "second-held-out": (82.8, 69.9)}
+
+
+@pytest.mark.parametrize("half", sorted(SECOND_REACHED))
+def test_the_second_sets_record_decision_stays_above_its_floor(half: str) -> None:
+    precision, recall = SECOND_REACHED[half]
+    got = run(SET_DIR / half)["decisions"]["record"][OVERALL]
+    assert got["precision"] * 100 >= precision - SECOND_SET_MARGIN_POINTS, got[
+        "false_positive_texts"
+    ]
+    assert got["recall"] * 100 >= recall - SECOND_SET_MARGIN_POINTS, got["false_negative_texts"]

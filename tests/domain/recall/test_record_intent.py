@@ -87,8 +87,22 @@ def test_a_question_closer_to_the_others_is_not() -> None:
     assert not is_record_intent("any better lately?", _unit(0.05, 1, 0), EXAMPLES)
 
 
-def test_a_message_that_asks_nothing_is_never_made_a_record_question_by_example() -> None:
-    assert not is_record_intent("I got better lately.", _unit(1, 0, 0), EXAMPLES)
+@pytest.mark.parametrize(
+    "query", ["list the stuff i got wrong pls", "che esercizi ho sbagliato tre giorni fa"]
+)
+def test_a_message_without_a_question_mark_is_left_to_the_examples(query: str) -> None:
+    # Students type questions without one, and requests that no asking verb opens.
+    assert is_record_intent(query, _unit(1, 0, 0), EXAMPLES)
+    assert not is_record_intent(query, _unit(0, 1, 0), EXAMPLES)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["remember that my exams are always multiple choice", "merk dir, dass ich Legasthenie habe"],
+)
+def test_a_teaching_message_is_never_made_a_record_question_by_example(query: str) -> None:
+    # It tells the tutor something to keep ("about me"), which sits near the record in meaning.
+    assert not is_record_intent(query, _unit(1, 0, 0), EXAMPLES)
 
 
 @pytest.mark.parametrize("vector", [None, _unit(0, 1, 0)])
