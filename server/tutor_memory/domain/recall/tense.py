@@ -54,7 +54,8 @@ def _own_index(field_name: str, codes: tuple[str, ...]) -> PhraseIndex[Phrase]:
 
 @dataclass(frozen=True, slots=True)
 class _Grammar:
-    """One language's past, as `_ends_with` and `_participle` read it (casefolded)."""
+    """A past grammar (one language's, or several joined), as `_ends_with` and `_participle_at`
+    read it (casefolded)."""
 
     past_endings: tuple[str, ...]
     person_endings: tuple[str, ...]
