@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from tests.helpers.harness import question
-from tests.helpers.postgres import free_port
+from tests.helpers.postgres import free_port, free_ports
 from tests.helpers.server_process import ServerProcess
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
@@ -54,7 +54,7 @@ def _append(stub: pb_grpc.MemoryStub, text: str, key: str) -> pb.AppendEpisodeRe
 
 
 def test_workers_share_the_port_and_read_each_others_writes(tmp_path: Path) -> None:
-    port, metrics = free_port(), free_port()
+    port, metrics = free_port(), free_ports(WORKERS)
     server = _start(tmp_path / "data", port, "--metrics-listen", f"127.0.0.1:{metrics}")
     channels = [
         grpc.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)])

@@ -48,6 +48,31 @@ def free_port() -> int:
         return port
 
 
+# How many ports `free_ports` tries before giving up.
+FREE_PORT_TRIES = 50
+
+
+def free_ports(count: int) -> int:
+    """The first of `count` consecutive ports that are all free now (several server workers each
+    listen on the given metrics port plus their index: a free first port says nothing of the
+    next, which another process may hold)."""
+    for _ in range(FREE_PORT_TRIES):
+        first = free_port()
+        held: list[socket.socket] = []
+        try:
+            for port in range(first, first + count):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                held.append(s)
+                s.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+        finally:
+            for s in held:
+                s.close()
+    raise RuntimeError(f"no {count} consecutive free ports in {FREE_PORT_TRIES} tries")
+
+
 class PostgresCluster:
     """One cluster in its own temporary directory. `durable=False` (tests) turns fsync off: the
     tests kill server processes, never the machine, so what PostgreSQL acknowledged survives
