@@ -124,6 +124,24 @@ async def test_empty_month_says_there_is_no_record(harness: Harness) -> None:
     assert "FEBRUARY" in got.text.upper()
 
 
+async def test_a_weekday_still_to_come_does_not_empty_the_block(harness: Harness) -> None:
+    # NOW is a Friday and nothing happened last Monday: read as last Monday, the exam's day would
+    # make a block that says there is no record and shows nothing about fractions.
+    reply = await harness.ingest(
+        [
+            episode("How do I add fractions with different denominators?", ts(2026, 9, 3), key="f"),
+            *noise(30, ts(2026, 9, 10)),
+        ]
+    )
+    got = await block(harness, "I have a test on Monday, can you help me with fractions?")
+    assert not got.no_record
+    assert not got.HasField("time_window")
+    assert reply.items[0].episode_id in [m.episode_id for m in got.memories]
+    asked = await block(harness, "What did we do on Monday?")
+    assert asked.no_record
+    assert asked.time_window.label.startswith("Monday")
+
+
 async def test_nine_copies_of_a_question_collapse_into_one_with_a_count(harness: Harness) -> None:
     copies = [episode("What is a cell?", ts(2026, 9, 1 + i), key=f"c{i}") for i in range(9)]
     reply = await harness.ingest([*copies, *noise(20, ts(2026, 10, 1))])
