@@ -19,6 +19,7 @@ Endings are read only on a sentence of their language (`_languages_of`), on word
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tutor_memory.domain import lang
@@ -42,13 +43,8 @@ SHAPE_GAP = "…"
 
 
 @functools.cache
-def _index(field_name: str) -> PhraseIndex[Phrase]:
-    return build_index(field_name)
-
-
-@functools.cache
-def _own_index(field_name: str, codes: tuple[str, ...]) -> PhraseIndex[Phrase]:
-    """The phrases of `field_name` of the languages `codes` only."""
+def _index(field_name: str, codes: tuple[str, ...] | None = None) -> PhraseIndex[Phrase]:
+    """The phrases of `field_name` of every language, or of the languages `codes` only."""
     return build_index(field_name, languages=codes)
 
 
@@ -97,24 +93,21 @@ def _exactly_accented(sentence: str, tokens: list[Token], match: Match[Phrase]) 
     )
 
 
-def _matches(index: PhraseIndex[Phrase], sentence: str, tokens: list[Token]) -> list[Match[Phrase]]:
+def _matches(
+    index: PhraseIndex[Phrase], sentence: str, tokens: list[Token]
+) -> Iterator[Match[Phrase]]:
     """The phrases of `index` in the sentence, longest at each word, accents agreeing."""
-    return [
+    return (
         m
         for i, token in enumerate(tokens)
         if index.may_start(token.norm)
         and (m := longest_at(index, tokens, i)) is not None
         and _exactly_accented(sentence, tokens, m)
-    ]
+    )
 
 
 def _any_at(field_name: str, sentence: str, tokens: list[Token]) -> bool:
-    index = _index(field_name)
-    return any(
-        _exactly_accented(sentence, tokens, m)
-        for i, token in enumerate(tokens)
-        if index.may_start(token.norm) and (m := longest_at(index, tokens, i)) is not None
-    )
+    return any(True for _ in _matches(_index(field_name), sentence, tokens))
 
 
 def _ends_with(
@@ -155,7 +148,12 @@ def _stop_words(code: str) -> frozenset[str]:
 
 def _combined(tokens: list[Token]) -> _Grammar:
     """The grammar of every language the sentence may be in, joined."""
-    grammars = [_grammar(code) for code in _languages_of(tokens)]
+    return _joined(_languages_of(tokens))
+
+
+@functools.cache
+def _joined(codes: tuple[str, ...]) -> _Grammar:
+    grammars = [_grammar(code) for code in codes]
     return _Grammar(
         tuple(e for g in grammars for e in g.past_endings),
         tuple(e for g in grammars for e in g.person_endings),
@@ -202,7 +200,7 @@ def speaks_of_past(sentence: str) -> bool:
         return True
     # Only the sentence's own languages' forms: English "a" and German "was" are no past.
     codes = _languages_of(tokens) or lang.LANGUAGES
-    forms = _matches(_own_index("past_forms", codes), sentence, tokens)
+    forms = list(_matches(_index("past_forms", codes), sentence, tokens))
     for m in forms:
         if not all(t.norm in grammar.auxiliaries for t in tokens[m.start : m.end]):
             return True
