@@ -61,6 +61,18 @@ async def block(
     return reply
 
 
+def wrong_osmosis_check(seconds: int, *, key: str) -> pb.NewEpisode:
+    """A check on osmosis the student got wrong: a belief and a record item."""
+    return episode(
+        "Check on osmosis",
+        seconds,
+        kind=pb.EPISODE_KIND_CHECK,
+        outcome=pb.CHECK_OUTCOME_WRONG,
+        concepts=("osmosis",),
+        key=key,
+    )
+
+
 def noise(n: int, start: int) -> list[pb.NewEpisode]:
     """n recent, irrelevant conversation turns, one an hour from `start`."""
     topics = ["fractions", "the weekend", "homework deadlines", "a football match", "music"]
@@ -94,14 +106,7 @@ async def test_month_question_puts_that_months_memories_in_the_block(harness: Ha
             kind=pb.EPISODE_KIND_ANSWER,
             key="j2",
         ),
-        episode(
-            "Check on osmosis",
-            ts(2026, 7, 9),
-            kind=pb.EPISODE_KIND_CHECK,
-            outcome=pb.CHECK_OUTCOME_WRONG,
-            concepts=("osmosis",),
-            key="j3",
-        ),
+        wrong_osmosis_check(ts(2026, 7, 9), key="j3"),
     ]
     reply = await harness.ingest([*july, *noise(60, ts(2026, 9, 1))])
     july_ids = {r.episode_id for r in reply.items[:3]}
@@ -159,14 +164,7 @@ async def test_nine_copies_of_a_question_collapse_into_one_with_a_count(harness:
 async def test_record_question_switches_to_record_mode(harness: Harness, query: str) -> None:
     reply = await harness.ingest(
         [
-            episode(
-                "Check on osmosis",
-                ts(2026, 6, 2),
-                kind=pb.EPISODE_KIND_CHECK,
-                outcome=pb.CHECK_OUTCOME_WRONG,
-                concepts=("osmosis",),
-                key="w1",
-            ),
+            wrong_osmosis_check(ts(2026, 6, 2), key="w1"),
             episode("Can we go over mitosis?", ts(2026, 6, 2, 11), key="q1"),
             *noise(600, ts(2026, 9, 1)),
         ]
@@ -202,14 +200,7 @@ async def test_a_record_question_recognised_by_example_keeps_the_topic_it_names(
     reply = await harness.ingest(
         [
             episode("How does the nitrogen cycle work?", ts(2026, 3, 14), key="nitrogen"),
-            episode(
-                "Check on osmosis",
-                ts(2026, 6, 2),
-                kind=pb.EPISODE_KIND_CHECK,
-                outcome=pb.CHECK_OUTCOME_WRONG,
-                concepts=("osmosis",),
-                key="w1",
-            ),
+            wrong_osmosis_check(ts(2026, 6, 2), key="w1"),
             *noise(600, ts(2026, 9, 1)),
         ]
     )
