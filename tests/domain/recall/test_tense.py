@@ -52,3 +52,21 @@ def test_a_participle_shape_alone_is_no_past() -> None:
 def test_a_past_needs_the_student_or_the_tutor_to_recount_a_session() -> None:
     assert past_with_a_person("Last Tuesday you practised fractions.")
     assert not past_with_a_person("Last Tuesday I went to a concert.")
+
+
+def test_french_nouns_in_tions_are_no_imperfect() -> None:
+    assert not speaks_of_past("On peut revoir les fractions et les équations ?")
+    assert speaks_of_past("Nous étions en retard")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "was wir letzte Woche gelernt haben",  # participle before the auxiliary (subordinate)
+        "bin ich besser geworden?",
+        "desde janeiro eu fiz três quizzes",
+        "el lunes me equivoqué en química",
+    ],
+)
+def test_pasts_of_the_first_person_and_of_subordinate_clauses(sentence: str) -> None:
+    assert speaks_of_past(sentence)

@@ -56,6 +56,9 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   of their language, on words of at least `MIN_PAST_STEM` more letters.
 - `past_person_endings`: endings that mark both a past and the student or the tutor ("-aste",
   "-amos", "-asti"), same conditions.
+- `past_ending_exceptions`: word endings that are never a past, though they end in one of the
+  endings above: French "-tions", "-sions", "-xions" are nouns ("fractions", "révisions",
+  "réflexions") far more often than the imperfect "-ions" ("nous faisions").
 - `perfect_auxiliaries`: the `past_forms` that are present tenses of "have" and "be" ("have",
   "ho", "ai", "haben", "sind"): they make a perfect with a participle after them ("have we
   covered", "ho sbagliato") and are a present alone ("I have a test on Monday", "lunedì ho la
@@ -213,6 +216,7 @@ _STRING_LIST_FIELDS = (
     "past_person_forms",
     "past_endings",
     "past_person_endings",
+    "past_ending_exceptions",
     "perfect_auxiliaries",
     "participle_shapes",
     "time_false_friends",
@@ -292,6 +296,7 @@ class LanguageData:
     past_person_forms: tuple[str, ...]
     past_endings: tuple[str, ...]
     past_person_endings: tuple[str, ...]
+    past_ending_exceptions: tuple[str, ...]
     perfect_auxiliaries: tuple[str, ...]
     participle_shapes: tuple[str, ...]
     time_false_friends: tuple[str, ...]

@@ -1,8 +1,8 @@
 """Does a sentence speak of the past, and with the student or the tutor in it? (SPEC R2.5, R2.6)
 
 Two readings share the language files' grammar of the past (`past_forms`, `past_person_forms`,
-`past_endings`, `past_person_endings`, `perfect_auxiliaries`, `participle_shapes`,
-`session_persons`; see `tutor_memory.domain.lang`):
+`past_endings`, `past_person_endings`, `past_ending_exceptions`, `perfect_auxiliaries`,
+`participle_shapes`, `session_persons`; see `tutor_memory.domain.lang`):
 
 - `past_with_a_person`: a past form with the student or the tutor in it ("Last Tuesday *you
   practised*…", "*hemos visto*"), which with a period makes a tutor's sentence a narration
@@ -10,7 +10,8 @@ Two readings share the language files' grammar of the past (`past_forms`, `past_
 - `speaks_of_past`: a past at all, which decides whether a bare weekday is the last one or the
   next ("what did we do on Monday" against "I have a test on Monday":
   `tutor_memory.domain.recall.timewindow`). Here a perfect auxiliary counts only with a participle
-  after it, since alone it is a present ("have", "ho", "j'ai", "haben").
+  after it, since alone it is a present ("have", "ho", "j'ai", "haben"), or right before it when
+  the participle's shape has a prefix (German "was wir *gemacht haben*").
 
 Endings are read only on a sentence of their language (`_languages_of`), on words with at least
 `MIN_PAST_STEM` letters before the ending.
@@ -55,6 +56,8 @@ class _Grammar:
 
     past_endings: tuple[str, ...]
     person_endings: tuple[str, ...]
+    # Endings of words that are no past though they end like one ("fractions").
+    exceptions: tuple[str, ...]
     vetoes: frozenset[str]
     auxiliaries: frozenset[str]
     # (prefix, suffix, whether the prefix may follow other letters: a separable particle).
@@ -67,6 +70,7 @@ def _grammar(code: str) -> _Grammar:
     return _Grammar(
         tuple(e.casefold() for e in data.past_endings),
         tuple(e.casefold() for e in data.past_person_endings),
+        tuple(e.casefold() for e in data.past_ending_exceptions),
         frozenset(w for v in data.marker_vetoes for w in words(v)),
         frozenset(w for a in data.perfect_auxiliaries for w in words(a)),
         tuple(_shape(s) for s in data.participle_shapes),
@@ -111,10 +115,12 @@ def _any_at(field_name: str, sentence: str, tokens: list[Token]) -> bool:
 
 
 def _ends_with(
-    sentence: str, tokens: list[Token], endings: tuple[str, ...], vetoes: frozenset[str]
+    sentence: str, tokens: list[Token], endings: tuple[str, ...], grammar: _Grammar
 ) -> bool:
     """Whether a word ends in one of `endings`, unless a veto precedes it (Arabic في درسنا is "in
-    our lesson", a noun, where درسنا alone is "we studied")."""
+    our lesson", a noun, where درسنا alone is "we studied") or it ends in one of the grammar's
+    exceptions (French "fractions")."""
+    vetoes, exceptions = grammar.vetoes, grammar.exceptions
     if not endings:
         return False
     shortest = MIN_PAST_STEM + min(len(e) for e in endings)
@@ -123,8 +129,10 @@ def _ends_with(
         if len(word) < shortest or (i and tokens[i - 1].norm in vetoes):
             continue
         # One C-level test of every ending first; the stem's length only when one matches.
-        if word.endswith(endings) and any(
-            len(word) - len(e) >= MIN_PAST_STEM and word.endswith(e) for e in endings
+        if (
+            word.endswith(endings)
+            and any(len(word) - len(e) >= MIN_PAST_STEM and word.endswith(e) for e in endings)
+            and not (exceptions and word.endswith(exceptions))
         ):
             return True
     return False
@@ -157,6 +165,7 @@ def _joined(codes: tuple[str, ...]) -> _Grammar:
     return _Grammar(
         tuple(e for g in grammars for e in g.past_endings),
         tuple(e for g in grammars for e in g.person_endings),
+        tuple(e for g in grammars for e in g.exceptions),
         frozenset(w for g in grammars for w in g.vetoes),
         frozenset(w for g in grammars for w in g.auxiliaries),
         tuple(s for g in grammars for s in g.shapes),
@@ -167,20 +176,26 @@ def past_with_a_person(sentence: str) -> bool:
     """A past form with the student or the tutor in it (see the module docstring)."""
     tokens = tokenize(sentence)
     grammar = _combined(tokens)
-    person_ending = _ends_with(sentence, tokens, grammar.person_endings, grammar.vetoes) or _any_at(
+    person_ending = _ends_with(sentence, tokens, grammar.person_endings, grammar) or _any_at(
         "past_person_forms", sentence, tokens
     )
     past = (
         person_ending
         or _any_at("past_forms", sentence, tokens)
-        or _ends_with(sentence, tokens, grammar.past_endings, grammar.vetoes)
+        or _ends_with(sentence, tokens, grammar.past_endings, grammar)
     )
     return past and (person_ending or _any_at("session_persons", sentence, tokens))
 
 
-def _participle_at(sentence: str, token: Token, grammar: _Grammar) -> bool:
+def _participle_at(
+    sentence: str, token: Token, grammar: _Grammar, *, prefixed: bool = False
+) -> bool:
+    """Whether the word has a participle's shape (with `prefixed`, only a shape with a prefix:
+    "ge…t", not "…é")."""
     word = sentence[token.start : token.end].casefold()
     for prefix, suffix, inside in grammar.shapes:
+        if prefixed and not prefix:
+            continue
         at = word.find(prefix) if inside else (0 if word.startswith(prefix) else -1)
         stem = len(word) - at - len(prefix) - len(suffix)
         if at >= 0 and word.endswith(suffix) and stem >= MIN_PAST_STEM:
@@ -195,7 +210,7 @@ def speaks_of_past(sentence: str) -> bool:
     tokens = tokenize(sentence)
     grammar = _combined(tokens)
     if _any_at("past_person_forms", sentence, tokens) or _ends_with(
-        sentence, tokens, grammar.person_endings + grammar.past_endings, grammar.vetoes
+        sentence, tokens, grammar.person_endings + grammar.past_endings, grammar
     ):
         return True
     # Only the sentence's own languages' forms: English "a" and German "was" are no past.
@@ -209,5 +224,9 @@ def speaks_of_past(sentence: str) -> bool:
         if any(other.start >= m.end for other in forms) or any(
             _participle_at(sentence, t, grammar) for t in tokens[m.end :]
         ):
+            return True
+        # Or right before it, as a subordinate clause puts it ("was ich *gelernt* hab"), for the
+        # shapes with a prefix only: before "a", "…é" is too often a noun ("l'université a").
+        if m.start and _participle_at(sentence, tokens[m.start - 1], grammar, prefixed=True):
             return True
     return False
