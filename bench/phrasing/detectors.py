@@ -15,10 +15,10 @@ import numpy.typing as npt
 
 from tutor_memory.app.record_intent import embedded_examples
 from tutor_memory.domain.conceptmap.teaching import detect_teaching
+from tutor_memory.domain.recall.asked_period import asked_window
 from tutor_memory.domain.recall.narration import is_narration
 from tutor_memory.domain.recall.record_intent import RecordExamples, is_record_intent
 from tutor_memory.domain.recall.record_mode import record_topic as _record_topic
-from tutor_memory.domain.recall.timewindow import parse_time_window
 from tutor_memory.models.embedder import load_embedder
 
 
@@ -38,8 +38,9 @@ def record(text: str) -> bool:
 
 
 def period(text: str, now_us: int, time_zone: str) -> bool:
-    """The message names a period the server understands (any window counts, right or wrong)."""
-    return parse_time_window(text, now_us, time_zone) is not None
+    """The message asks about a period the server understands (any window counts, right or
+    wrong), as BuildBlock reads it."""
+    return asked_window(text, now_us, time_zone) is not None
 
 
 def teaching(text: str) -> bool:
@@ -70,7 +71,7 @@ def sources() -> dict[str, str | None]:
     return {
         "record": name(is_record_intent),
         "record_topic": name(record_topic),
-        "period": name(parse_time_window),
+        "period": name(asked_window),
         "teaching": name(detect_teaching),
         "narration": name(is_narration),
     }

@@ -147,6 +147,27 @@ async def test_a_weekday_still_to_come_does_not_empty_the_block(harness: Harness
     assert asked.time_window.label.startswith("Monday")
 
 
+async def test_a_period_the_question_only_mentions_does_not_empty_the_block(
+    harness: Harness,
+) -> None:
+    # Nothing happened last week (NOW's): read as the question's period, the student's week off
+    # would make a block that says there is no record and shows nothing about prime numbers.
+    reply = await harness.ingest(
+        [
+            episode("Is 51 a prime number?", ts(2026, 9, 3), key="p"),
+            *noise(30, ts(2026, 9, 10)),
+        ]
+    )
+    got = await block(harness, "I was off sick last week, what is a prime number?")
+    assert not got.no_record
+    assert not got.record_mode
+    assert not got.HasField("time_window")
+    assert reply.items[0].episode_id in [m.episode_id for m in got.memories]
+    asked = await block(harness, "I was off sick last week, what did I miss?")
+    assert asked.no_record
+    assert asked.time_window.label.startswith("last week")
+
+
 async def test_nine_copies_of_a_question_collapse_into_one_with_a_count(harness: Harness) -> None:
     copies = [episode("What is a cell?", ts(2026, 9, 1 + i), key=f"c{i}") for i in range(9)]
     reply = await harness.ingest([*copies, *noise(20, ts(2026, 10, 1))])

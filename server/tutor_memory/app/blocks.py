@@ -31,6 +31,7 @@ from tutor_memory.domain.episodes import ChainKey
 from tutor_memory.domain.errors import DeadlineExceeded
 from tutor_memory.domain.honesty.citations import BLOCK_NOTE
 from tutor_memory.domain.recall import block_text
+from tutor_memory.domain.recall.asked_period import asked_window
 from tutor_memory.domain.recall.block import (
     Block,
     BlockRequest,
@@ -79,7 +80,7 @@ from tutor_memory.domain.recall.ranking import (
 from tutor_memory.domain.recall.record_intent import open_to_examples
 from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
 from tutor_memory.domain.recall.sections import BlockSources, Extras, compose_extras
-from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
+from tutor_memory.domain.recall.timewindow import TimeWindow
 from tutor_memory.domain.text.normalise import normalise
 from tutor_memory.domain.text.stems import grouped_query_terms
 from tutor_memory.domain.tokens import TokenCounter
@@ -220,7 +221,7 @@ class BlockBuilder:
         # A record question that names a topic is recall within the record about that topic.
         topic = record_topic(req.query) if record else None
         window = (
-            parse_time_window(req.query, req.now_us, tz.key)
+            asked_window(req.query, req.now_us, tz.key)
             if req.query and req.mode is not Mode.WINDOW and self.levers.on(Lever.PERIOD)
             else None
         )

@@ -1,9 +1,9 @@
 """Recall's detectors read a message in time linear in it (issue 12).
 
-Narration, record-question detection (the phrase lists, and the test for whether a question may
-be read as a record question at all), and time-window parsing are timed on adversarial shapes
-drawn by hypothesis at n and 16 n characters, as in `tests.domain.text.test_linear_time` (see
-`tests.helpers.timing` for the bounds).
+Narration, the period a question asks about, record-question detection (the phrase lists, and
+the test for whether a question may be read as a record question at all), and time-window parsing
+are timed on adversarial shapes drawn by hypothesis at n and 16 n characters, as in
+`tests.domain.text.test_linear_time` (see `tests.helpers.timing` for the bounds).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from tests.helpers.linear_time import linear_time_tests
 from tests.helpers.timing import EntryPoint
+from tutor_memory.domain.recall.asked_period import asked_window
 from tutor_memory.domain.recall.narration import is_narration
 from tutor_memory.domain.recall.record_intent import open_to_examples
 from tutor_memory.domain.recall.record_mode import is_record_question
@@ -23,6 +24,7 @@ NOW_US = (datetime(2026, 11, 25, 14, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=U
 TZ = "Europe/Rome"
 
 ENTRY_POINTS = {
+    "asked_period.asked_window": EntryPoint(lambda text: asked_window(text, NOW_US, TZ), 256, 2.2),
     "narration.is_narration": EntryPoint(lambda text: is_narration(text, NOW_US, TZ), 256, 1.2),
     "record_mode.is_record_question": EntryPoint(is_record_question, 512, 0.5),
     "record_intent.open_to_examples": EntryPoint(open_to_examples, 512, 0.6),

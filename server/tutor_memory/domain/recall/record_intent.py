@@ -42,9 +42,9 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.conceptmap.teaching import detect_teaching
+from tutor_memory.domain.recall.asking import asks
 from tutor_memory.domain.recall.record_mode import (
     about_someone_else,
-    asks,
     carries_exercise,
     is_record_question,
 )

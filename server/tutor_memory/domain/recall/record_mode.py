@@ -6,13 +6,15 @@ rules decide it:
 
 - a record phrase of the language files (`record_triggers`), matched on normalised words, so that
   case, accents, punctuation and Arabic letter variants don't matter; a trigger preceded by one of
-  its language's `trigger_vetoes` is a different question ("¿por qué estudiamos…?" asks why);
+  its language's `trigger_vetoes` is a different question ("¿por qué estudiamos…?" asks why)
+  (`tutor_memory.domain.recall.asking`);
 - a question or request, with the student or the tutor in it (`pronouns`: "I", "we", "my",
-  "you"), that names a period of the student's calendar ("what did you show me last Friday",
+  "you"), that asks about a period of the student's calendar ("what did you show me last Friday",
   "vor einem Monat, woran haben wir gearbeitet"): asking what happened in the student's own last
-  week is asking about the record, whatever verb carries it. The period comes
-  from `parse_time_window`, which only reads periods of the record (dated subject matter such as
-  "in July 1789" names none).
+  week is asking about the record, whatever verb carries it. The period comes from
+  `tutor_memory.domain.recall.asked_period.asked_window`, which only reads periods of the record
+  (dated subject matter such as "in July 1789" names none) and only those the question is about
+  ("I was off sick last week, what is a prime number?" names one and asks about another thing).
 
 `record_topic` says what a record question is about: the content words left once the record
 phrase, the time words, stop words, fillers, discourse words, past forms, numbers and scope phrases
@@ -28,10 +30,10 @@ import functools
 import re
 
 from tutor_memory.domain import lang
-from tutor_memory.domain.conceptmap.teaching import is_question
-from tutor_memory.domain.recall.timewindow import parse_time_window
+from tutor_memory.domain.recall.asked_period import asked_window
+from tutor_memory.domain.recall.asking import asks_words, trigger_matches
 from tutor_memory.domain.recall.timewords import has_time_words
-from tutor_memory.domain.text.phrases import Match, PhraseIndex, compile_phrase
+from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
 from tutor_memory.domain.text.words import clitics, stop_words, words
 
 # Any instant will do for "does it name a period at all": the rule asks whether a period is named,
@@ -47,25 +49,6 @@ MAX_TOPIC_WORDS = 5
 _NAME = re.compile(r"[^\W\d_]{2,}")
 _SENTENCE_ENDS = frozenset(".!?¿¡؟:;\"'«“")
 _EXERCISE = re.compile(r"=|\d\s*[-+*/\u00d7\u00f7^]\s*\(?\d")
-
-
-@functools.cache
-def _triggers() -> PhraseIndex[frozenset[str]]:
-    entries = []
-    for data in lang.all_languages():
-        glued = clitics(data, prepositions=True)  # Arabic بماذا أخطأت: "in what did I err"
-        vetoes = frozenset(w for v in data.trigger_vetoes for w in words(v))
-        entries += [(compile_phrase(t), vetoes, glued) for t in data.record_triggers]
-    return PhraseIndex(entries)
-
-
-@functools.cache
-def _requests() -> PhraseIndex[None]:
-    """Imperatives that ask for something ("show me", "remind me", "dimmi"): a request."""
-    entries = []
-    for data in lang.all_languages():
-        entries += [(compile_phrase(v), None, ()) for v in data.asking_verbs]
-    return PhraseIndex(entries)
 
 
 @functools.cache
@@ -90,26 +73,9 @@ def _not_topic() -> frozenset[str]:
     return frozenset(out)
 
 
-def _trigger_matches(tokens: list[str]) -> list[Match[frozenset[str]]]:
-    return [
-        m
-        for m in _triggers().find_all(tokens)
-        if m.start == 0 or tokens[m.start - 1] not in m.payload
-    ]
-
-
-def _asks(query: str, tokens: list[str]) -> bool:
-    return is_question(query) or any(True for _ in _requests().find_all(tokens))
-
-
 def carries_exercise(query: str) -> bool:
     """Whether the message carries a worked exercise (see `_EXERCISE`)."""
     return _EXERCISE.search(query) is not None
-
-
-def asks(query: str) -> bool:
-    """Whether `query` asks something: a question, or a request ("show me", "dimmi")."""
-    return _asks(query, words(query))
 
 
 @functools.cache
@@ -150,16 +116,16 @@ def is_record_question(query: str) -> bool:
     if carries_exercise(query):
         return False
     tokens = words(query)
-    if _trigger_matches(tokens):
+    if trigger_matches(tokens):
         return True
     # A period alone is not enough: "when did Melanie go camping in June?" asks about someone
     # else's June. The student or the tutor must be in the question ("what did *we* do", "hai
     # *mi* spiegato", "what did *you* explain").
     return (
         has_time_words(query)
-        and _asks(query, tokens)
+        and asks_words(query, tokens)
         and _between_us(tokens)
-        and parse_time_window(query, _REFERENCE_US, "UTC") is not None
+        and asked_window(query, _REFERENCE_US, "UTC") is not None
     )
 
 
@@ -186,7 +152,7 @@ def record_topic(query: str) -> str | None:
     mitosis"); time words, stop words, fillers and the record phrase itself are never part of it.
     None when it names none."""
     tokens = words(query)
-    triggers = _trigger_matches(tokens)
+    triggers = trigger_matches(tokens)
     skip = _not_topic()
     time_words = {t for t in tokens if has_time_words(t)}
     # Scope phrases ("so far", "last time", "since we started") are masked as a whole: their words

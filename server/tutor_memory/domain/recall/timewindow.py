@@ -450,15 +450,22 @@ class _Reader:
         return None
 
 
-def parse_time_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
+def parse_time_window(
+    query: str, now_us: int, tz: str, *, past: Callable[[], bool] | None = None
+) -> TimeWindow | None:
     """The calendar period `query` names, in time zone `tz`, as a UTC window; None if it names none.
+
+    `past` says whether the query speaks of the past (`tense.speaks_of_past`, asked only for a
+    bare weekday); by default the query's own words decide, and a caller reading one clause of a
+    message passes the message's.
 
     Raises ValueError if `tz` is not a known IANA time zone.
     """
     zone = time_zone(tz)
     try:
         today = (_EPOCH + timedelta(microseconds=now_us)).astimezone(zone).date()
-        past = functools.cache(functools.partial(speaks_of_past, query))
+        if past is None:
+            past = functools.cache(functools.partial(speaks_of_past, query))
         for reading in english_readings(query):
             found = _Reader(reading, today, past).first()
             if found is not None:

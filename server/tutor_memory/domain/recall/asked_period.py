@@ -1,0 +1,145 @@
+"""Which period a message asks about, as against one it only mentions (SPEC R2.5, R6.3).
+
+A period restricts recall to itself: the block shows only what happened in it, or says there is no
+record of it. That is right for "what did we do last week?" and harmful for "I was off sick last
+week, what is a prime number?", whose block would hold nothing about prime numbers. So a period
+the time reading finds (`tutor_memory.domain.recall.timewindow.parse_time_window`) is the
+question's only when the words around it ask about it.
+
+The message is cut into clauses (`clauses`): at sentence ends, line breaks and clause punctuation
+(commas, semicolons, colons, brackets, dashes, the Arabic comma). The clause that holds the period
+decides first. It asks about the period when it
+
+- holds a record phrase (`asking.trigger_matches`: "my mistakes last week"),
+- asks (`asking.asks`: a question or a request, "what did we cover last week?", "tell me about
+  last week"), or
+- holds nothing but the period and function words ("last week,", "and in July?").
+
+Otherwise it states something ("I was off sick last week", "today I want to study
+photosynthesis"). Then, if other clauses ask, the period is asked about only when one of them
+holds a record phrase or speaks of the past (`tense.speaks_of_past`: "last week's quiz - how did
+I do?"); a question in the present ("what is a prime number?") is about something else, even
+after a "we" ("we moved house last month", where "we" is the family, not the sessions). If no
+clause asks, the statement keeps its period when the period is over or the statement speaks of
+the past ("today we did fractions"); a period still running in a statement of the present is a
+plan ("anota aí que eu vou fazer o ENEM esse ano").
+
+Questions are left as they were read before this rule: "can we do fractions today?" still
+names today.
+
+A period whose words run across clauses ("Friday, 3 March") is kept as the time reading found it.
+Every clause is read once and each test is linear in its clause, so the reading stays linear in the
+message (issue 12).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from tutor_memory.domain import lang
+from tutor_memory.domain.recall.asking import asks, trigger_matches
+from tutor_memory.domain.recall.tense import speaks_of_past
+from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
+from tutor_memory.domain.recall.timewords import has_time_words
+from tutor_memory.domain.text.sentences import CLOSING_MARKS, SENTENCE_END_MARKS
+from tutor_memory.domain.text.spans import (
+    CLAUSE_MARKS,
+    Token,
+    between,
+    tokenize,
+)
+from tutor_memory.domain.text.words import stop_words, words
+
+# A hyphen standing alone between words is a dash ("last week's quiz - how did I do?").
+_DASH = "-"
+# Marks that open a question or an exclamation in Spanish: they belong to the clause after them.
+_OPENING_MARKS = "\u00bf\u00a1"
+# What may close a clause and belongs to it: sentence-end marks (a question mark, after a space as
+# French writes it) and the quotes and brackets after them.
+_CLAUSE_END = re.compile(f"\\s*[{re.escape(SENTENCE_END_MARKS + CLOSING_MARKS)}]+")
+# The language fields whose words a clause may hold and still hold nothing but its period.
+_FUNCTION_FIELDS = ("lead_ins", "fillers", "discourse_words", "pronouns", "question_words")
+
+
+@functools.cache
+def _function_words() -> frozenset[str]:
+    found = set(stop_words())
+    for data in lang.all_languages():
+        for field in _FUNCTION_FIELDS:
+            found |= {w for p in getattr(data, field) for w in words(p)}
+    return frozenset(found)
+
+
+def _breaks_before(text: str, tokens: Sequence[Token], i: int) -> bool:
+    """Whether punctuation between token i - 1 and token i ends a clause (a comma between two
+    numbers, "1,5", does not)."""
+    gap = between(text, tokens, i)
+    if any(c in SENTENCE_END_MARKS or c == "\n" for c in gap) or gap.strip() == _DASH:
+        return True
+    if not any(c in CLAUSE_MARKS for c in gap):
+        return False
+    return not (gap == "," and tokens[i - 1].norm.isdigit() and tokens[i].norm.isdigit())
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of `text` (see the module docstring), each as written, with the marks that end
+    it (a question mark) and the Spanish marks that open it."""
+    tokens = tokenize(text)
+    if not tokens:
+        return []
+    starts = [0] + [i for i in range(1, len(tokens)) if _breaks_before(text, tokens, i)]
+    out = []
+    for n, first in enumerate(starts):
+        last = (starts[n + 1] if n + 1 < len(starts) else len(tokens)) - 1
+        begin = tokens[first].start
+        while begin > 0 and text[begin - 1] in _OPENING_MARKS:
+            begin -= 1
+        end = tokens[last].end
+        if (closing := _CLAUSE_END.match(text, end)) is not None:
+            end = closing.end()
+        out.append(text[begin:end])
+    return out
+
+
+def _about_the_record(clause: str) -> bool:
+    """A record phrase ("what did I get wrong") or a past ("how did I do")."""
+    return bool(trigger_matches(words(clause))) or speaks_of_past(clause)
+
+
+def _only_the_period(clause: str) -> bool:
+    """Whether the clause holds no word but time words, numbers and function words ("today",
+    "and last week?")."""
+    function_words = _function_words()
+    return all(w in function_words or w.isdigit() or has_time_words(w) for w in words(clause))
+
+
+def _asked(held: str, others: Sequence[str], window: TimeWindow, now_us: int) -> bool:
+    """Whether the clause `held`, which names `window`, asks about it, given the message's other
+    clauses (see the module docstring)."""
+    if trigger_matches(words(held)) or asks(held) or _only_the_period(held):
+        return True
+    asking = [c for c in others if asks(c)]
+    if asking:
+        return any(_about_the_record(c) for c in asking)
+    return not (window.start_us <= now_us < window.end_us) or speaks_of_past(held)
+
+
+def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
+    """The period `query` asks about, as `parse_time_window` reads it; None when it names none or
+    only mentions one (see the module docstring). Raises ValueError if `tz` is not a known IANA
+    time zone."""
+    window = parse_time_window(query, now_us, tz)
+    if window is None:
+        return None
+    parts = clauses(query)
+    if len(parts) == 1:
+        return window if _asked(query, (), window, now_us) else None
+    # A bare weekday in a clause is read by the whole message's tense, as it was found.
+    past = functools.cache(functools.partial(speaks_of_past, query))
+    for n, clause in enumerate(parts):
+        if parse_time_window(clause, now_us, tz, past=past) is not None:
+            others = parts[:n] + parts[n + 1 :]
+            return window if _asked(clause, others, window, now_us) else None
+    return window

@@ -1,0 +1,61 @@
+"""Does a message ask something, and does it ask about the student's record by one of the record
+phrases? (SPEC R6.3)
+
+The two readings that both the record-question rules (`tutor_memory.domain.recall.record_mode`)
+and the reading of which period a question asks about (`tutor_memory.domain.recall.asked_period`)
+need, kept below both:
+
+- `asks`: a question (a question mark of any script, or a question word or an inverted verb at the
+  start of a sentence: `tutor_memory.domain.conceptmap.teaching.is_question`) or a request (an
+  asking verb of the language files: "show me", "remind me", "dimmi");
+- `trigger_matches`: the record phrases of the language files (`record_triggers`: "what did I get
+  wrong", "cosa abbiamo studiato"), matched on normalised words, each unless one of its language's
+  `trigger_vetoes` comes right before it ("¿por qué estudiamos…?" asks why).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from tutor_memory.domain import lang
+from tutor_memory.domain.conceptmap.teaching import is_question
+from tutor_memory.domain.text.phrases import Match, PhraseIndex, compile_phrase
+from tutor_memory.domain.text.words import clitics, words
+
+
+@functools.cache
+def _triggers() -> PhraseIndex[frozenset[str]]:
+    entries = []
+    for data in lang.all_languages():
+        glued = clitics(data, prepositions=True)  # Arabic بماذا أخطأت: "in what did I err"
+        vetoes = frozenset(w for v in data.trigger_vetoes for w in words(v))
+        entries += [(compile_phrase(t), vetoes, glued) for t in data.record_triggers]
+    return PhraseIndex(entries)
+
+
+@functools.cache
+def _requests() -> PhraseIndex[None]:
+    """Imperatives that ask for something ("show me", "remind me", "dimmi"): a request."""
+    entries = []
+    for data in lang.all_languages():
+        entries += [(compile_phrase(v), None, ()) for v in data.asking_verbs]
+    return PhraseIndex(entries)
+
+
+def trigger_matches(tokens: list[str]) -> list[Match[frozenset[str]]]:
+    """The record phrases among normalised `tokens`, vetoed ones left out."""
+    return [
+        m
+        for m in _triggers().find_all(tokens)
+        if m.start == 0 or tokens[m.start - 1] not in m.payload
+    ]
+
+
+def asks_words(query: str, tokens: list[str]) -> bool:
+    """`asks` for a query whose normalised words the caller has already."""
+    return is_question(query) or any(True for _ in _requests().find_all(tokens))
+
+
+def asks(query: str) -> bool:
+    """Whether `query` asks something: a question, or a request ("show me", "dimmi")."""
+    return asks_words(query, words(query))

@@ -1,0 +1,104 @@
+"""R2.5, R6.3: a period restricts recall only when the message asks about it; one it only mentions
+beside a question about something else ("I was off sick last week, what is a prime number?") leaves
+the question's recall whole."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tutor_memory.domain.recall.asked_period import asked_window, clauses
+from tutor_memory.domain.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.timewindow import parse_time_window
+
+ROME = "Europe/Rome"
+# Wednesday 25 November 2026, mid-afternoon in Rome.
+NOW = (
+    datetime(2026, 11, 25, 15, tzinfo=ZoneInfo(ROME)) - datetime(1970, 1, 1, tzinfo=UTC)
+) // timedelta(microseconds=1)
+
+
+def asked(query: str) -> str | None:
+    found = asked_window(query, NOW, ROME)
+    return None if found is None else found.label
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "I had the flu on Tuesday, how do plants make sugar?",
+        "We moved house last month. Can you explain what a derivative is?",
+        "Mi sono trasferito a marzo, come si calcola l'area di un cerchio?",
+        "Ayer fui al médico, ¿qué es una célula?",
+        "Hier je suis allé au cinéma, c'est quoi une fraction ?",
+        "Letzte Woche war ich im Urlaub, was ist eine Primzahl?",
+        "Ontem eu fui à praia, o que é fotossíntese?",
+        "My sister got married in July - why is the sky blue?",
+    ],
+)
+def test_a_period_mentioned_beside_another_question_is_not_asked_about(query: str) -> None:
+    assert parse_time_window(query, NOW, ROME) is not None  # the period is read...
+    assert asked(query) is None  # ...and is not the question's
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What did we cover last week?",
+        "Last week, what did I get wrong?",
+        "I was sick yesterday, what did I miss?",
+        "Last week's quiz - how did I do?",
+        "Tell me about last week",
+        "last week?",
+        "in July",
+        "Cosa abbiamo fatto la settimana scorsa?",
+        "Was haben wir letzten Monat gemacht?",
+        "¿Qué vimos ayer?",
+        "Qu'est-ce qu'on a vu hier ?",
+        "O que estudamos na semana passada?",
+        "ماذا درسنا الأسبوع الماضي؟",
+        "Today we did photosynthesis",
+    ],
+)
+def test_a_period_the_message_asks_about_is_kept(query: str) -> None:
+    assert asked(query) == parse_time_window(query, NOW, ROME).label  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Today I want to study photosynthesis",
+        "This week I'm going to learn the causes of the war",
+        "Questo mese voglio ripassare le equazioni",
+    ],
+)
+def test_a_running_period_in_a_plan_is_not_a_period_of_the_record(query: str) -> None:
+    assert parse_time_window(query, NOW, ROME) is not None
+    assert asked(query) is None
+
+
+def test_a_message_that_names_no_period_has_none() -> None:
+    assert asked("what is a prime number?") is None
+    assert asked("") is None
+
+
+def test_clauses_keep_their_question_marks_and_split_at_clause_punctuation() -> None:
+    assert clauses("Ayer fui al médico, ¿qué es una célula?") == [
+        "Ayer fui al médico",
+        "¿qué es una célula?",
+    ]
+    assert clauses("Hier j'étais malade ; c'est quoi une fraction ?") == [
+        "Hier j'étais malade",
+        "c'est quoi une fraction ?",
+    ]
+    assert clauses("Last week's quiz - how did I do?") == ["Last week's quiz", "how did I do?"]
+    # A comma between two numbers is a decimal comma, not a clause break.
+    assert clauses("è 1,5 volte") == ["è 1,5 volte"]
+    assert clauses("") == []
+
+
+def test_a_mentioned_period_does_not_make_a_record_question() -> None:
+    assert not is_record_question("I was at my cousin's last weekend, what is a prime number?")
+    assert is_record_question("What did you show me last weekend?")
