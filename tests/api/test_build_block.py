@@ -168,6 +168,26 @@ async def test_a_period_the_question_only_mentions_does_not_empty_the_block(
     assert asked.time_window.label.startswith("last week")
 
 
+async def test_the_first_turn_of_a_day_asking_for_today_gets_its_subjects_memories(
+    harness: Harness,
+) -> None:
+    # Nothing was recorded today (NOW's) yet: read as the record of today, the plan would make a
+    # record-mode block that says there is no record of today and shows nothing about algebra.
+    reply = await harness.ingest(
+        [
+            episode("How do I solve linear equations in algebra?", ts(2026, 9, 3), key="a"),
+            *noise(30, ts(2026, 9, 10)),
+        ]
+    )
+    got = await block(harness, "Can we do some algebra today?")
+    assert not got.no_record
+    assert not got.HasField("time_window")
+    assert reply.items[0].episode_id in [m.episode_id for m in got.memories]
+    asked = await block(harness, "What did we do today?")
+    assert asked.no_record
+    assert asked.time_window.label.startswith("today")
+
+
 async def test_nine_copies_of_a_question_collapse_into_one_with_a_count(harness: Harness) -> None:
     copies = [episode("What is a cell?", ts(2026, 9, 1 + i), key=f"c{i}") for i in range(9)]
     reply = await harness.ingest([*copies, *noise(20, ts(2026, 10, 1))])

@@ -19,13 +19,16 @@ FLOOR_MARGIN_POINTS = 2.0
 # (the examples also decide messages typed without a question mark, more examples, margin 0.06
 # chosen on the examples alone) and its topic 73.8 / 47.9 -> 69.9 / 56.4 (more record questions,
 # some with a topic the extractor reads wrongly); period precision rose 92.1 -> 95.0 and recall
-# fell 98.9 -> 97.7 (a bare weekday needs a past in the query: `domain/recall/tense.py`).
+# fell 98.9 -> 97.7 (a bare weekday needs a past in the query: `domain/recall/tense.py`). Then a
+# period counts only when the message asks about it (`domain/recall/asked_period.py`): period
+# 95.0 / 97.7 -> 100.0 / 98.3, record precision 91.0 -> 91.9, narration precision 96.1 -> 96.6
+# (French nouns in -tions are no imperfect).
 REACHED = {
-    "record": (91.0, 81.9),
+    "record": (91.9, 81.9),
     "record_topic": (69.9, 56.4),
-    "period": (95.0, 97.7),
+    "period": (100.0, 98.3),
     "teaching": (100.0, 87.4),
-    "narration": (96.1, 85.3),
+    "narration": (96.6, 85.3),
 }
 # Issue 13: the record decision may not buy recall with precision below this, whatever the floor.
 MIN_RECORD_PRECISION = 90.0
@@ -53,10 +56,11 @@ def test_record_questions_keep_their_precision(pooled: dict[str, dict[str, float
 
 
 # The second set (bench/phrasing/README.md), written blind after the detectors: its record
-# decision, pooled, as reached when it was added. A half holds about 200 messages, about 100 of
-# them record questions, so an item weighs about a point: the margin leaves room for two or three.
+# decision, pooled, as reached when it was added (the held-out half's precision since 82.8 -> 85.7
+# with the asked period). A half holds about 200 messages, about 100 of them record questions, so
+# an item weighs about a point: the margin leaves room for two or three.
 SECOND_SET_MARGIN_POINTS = 3.0
-SECOND_REACHED = {"second-dev": (92.6, 73.5), "second-held-out": (82.8, 69.9)}
+SECOND_REACHED = {"second-dev": (92.6, 73.5), "second-held-out": (85.7, 69.9)}
 
 
 @pytest.mark.parametrize("half", sorted(SECOND_REACHED))

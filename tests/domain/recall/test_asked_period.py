@@ -60,6 +60,9 @@ def test_a_period_mentioned_beside_another_question_is_not_asked_about(query: st
         "O que estudamos na semana passada?",
         "ماذا درسنا الأسبوع الماضي؟",
         "Today we did photosynthesis",
+        "What did we do today?",
+        "How am I doing this week?",
+        "Have I improved this month?",
     ],
 )
 def test_a_period_the_message_asks_about_is_kept(query: str) -> None:
@@ -72,6 +75,9 @@ def test_a_period_the_message_asks_about_is_kept(query: str) -> None:
         "Today I want to study photosynthesis",
         "This week I'm going to learn the causes of the war",
         "Questo mese voglio ripassare le equazioni",
+        "Can we do some algebra today?",
+        "hi, how are you today?",
+        "On peut faire de la géométrie cette semaine ?",
     ],
 )
 def test_a_running_period_in_a_plan_is_not_a_period_of_the_record(query: str) -> None:

@@ -7,25 +7,24 @@ the time reading finds (`tutor_memory.domain.recall.timewindow.parse_time_window
 question's only when the words around it ask about it.
 
 The message is cut into clauses (`clauses`): at sentence ends, line breaks and clause punctuation
-(commas, semicolons, colons, brackets, dashes, the Arabic comma). The clause that holds the period
-decides first. It asks about the period when it
+(commas, semicolons, colons, brackets, dashes, the Arabic comma). The clause that names the period
+decides first:
 
-- holds a record phrase (`asking.trigger_matches`: "my mistakes last week"),
-- asks (`asking.asks`: a question or a request, "what did we cover last week?", "tell me about
-  last week"), or
-- holds nothing but the period and function words ("last week,", "and in July?").
-
-Otherwise it states something ("I was off sick last week", "today I want to study
-photosynthesis"). Then, if other clauses ask, the period is asked about only when one of them
-holds a record phrase or speaks of the past (`tense.speaks_of_past`: "last week's quiz - how did
-I do?"); a question in the present ("what is a prime number?") is about something else, even
-after a "we" ("we moved house last month", where "we" is the family, not the sessions). If no
-clause asks, the statement keeps its period when the period is over or the statement speaks of
-the past ("today we did fractions"); a period still running in a statement of the present is a
-plan ("anota aí que eu vou fazer o ENEM esse ano").
-
-Questions are left as they were read before this rule: "can we do fractions today?" still
-names today.
+- a record phrase in it (`asking.trigger_matches`: "my mistakes last week", "how am I doing this
+  week?"), or nothing but the period and function words ("last week,", "and in July?"): the
+  period is asked about;
+- a question or a request (`asking.asks`): the period is asked about when it is over ("tell me
+  about last week") or when the clause speaks of the past (`tense.speaks_of_past`: "what did we
+  do today?"); a period still running in a question of the present is a plan or a greeting ("can
+  we do some algebra today?", "how are you today?"), and read as the record's it would give the
+  first turn of a day a block that says there is no record of today;
+- a statement ("I was off sick last week", "today I want to study photosynthesis"): if other
+  clauses ask, the period is asked about only when one of them holds a record phrase or speaks of
+  the past ("last week's quiz - how did I do?"); a question in the present ("what is a prime
+  number?") is about something else, even after a "we" ("we moved house last month", where "we"
+  is the family, not the sessions). If no clause asks, a statement keeps its period when the
+  period is over or the statement speaks of the past ("today we did fractions"), not when it is
+  a plan ("anota aí que eu vou fazer o ENEM esse ano").
 
 A period whose words run across clauses ("Friday, 3 March") is kept as the time reading found it.
 Every clause is read once and each test is linear in its clause, so the reading stays linear in the
@@ -60,16 +59,21 @@ _OPENING_MARKS = "\u00bf\u00a1"
 # French writes it) and the quotes and brackets after them.
 _CLAUSE_END = re.compile(f"\\s*[{re.escape(SENTENCE_END_MARKS + CLOSING_MARKS)}]+")
 # The language fields whose words a clause may hold and still hold nothing but its period.
-_FUNCTION_FIELDS = ("lead_ins", "fillers", "discourse_words", "pronouns", "question_words")
+_FUNCTION_FIELDS = ("lead_ins", "fillers", "discourse_words", "pronouns")
 
 
 @functools.cache
 def _function_words() -> frozenset[str]:
+    """Words a clause may hold and still hold nothing but its period: function words other than
+    a question word standing alone ("how are you today?" asks something of its own; "and in
+    July?" does not)."""
     found = set(stop_words())
+    asking = set()
     for data in lang.all_languages():
         for field in _FUNCTION_FIELDS:
             found |= {w for p in getattr(data, field) for w in words(p)}
-    return frozenset(found)
+        asking |= {w for p in data.question_words if len(single := words(p)) == 1 for w in single}
+    return frozenset(found - asking)
 
 
 def _breaks_before(text: str, tokens: Sequence[Token], i: int) -> bool:
@@ -118,12 +122,15 @@ def _only_the_period(clause: str) -> bool:
 def _asked(held: str, others: Sequence[str], window: TimeWindow, now_us: int) -> bool:
     """Whether the clause `held`, which names `window`, asks about it, given the message's other
     clauses (see the module docstring)."""
-    if trigger_matches(words(held)) or asks(held) or _only_the_period(held):
+    if trigger_matches(words(held)) or _only_the_period(held):
         return True
+    running = window.start_us <= now_us < window.end_us
+    if asks(held):
+        return not running or speaks_of_past(held)
     asking = [c for c in others if asks(c)]
     if asking:
         return any(_about_the_record(c) for c in asking)
-    return not (window.start_us <= now_us < window.end_us) or speaks_of_past(held)
+    return not running or speaks_of_past(held)
 
 
 def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
