@@ -63,6 +63,9 @@ def test_a_period_mentioned_beside_another_question_is_not_asked_about(query: st
         "What did we do today?",
         "How am I doing this week?",
         "Have I improved this month?",
+        "What are we working on in November?",
+        "How many times have I gone over fractions in 2026?",
+        "Which exercise did you give me, as mentioned on November 11, 2026?",
     ],
 )
 def test_a_period_the_message_asks_about_is_kept(query: str) -> None:
@@ -102,6 +105,7 @@ def test_clauses_keep_their_question_marks_and_split_at_clause_punctuation() -> 
     assert clauses("Last week's quiz - how did I do?") == ["Last week's quiz", "how did I do?"]
     # A comma between two numbers is a decimal comma, not a clause break.
     assert clauses("è 1,5 volte") == ["è 1,5 volte"]
+    assert clauses("as mentioned on November 11, 2023?") == ["as mentioned on November 11, 2023?"]
     assert clauses("") == []
 
 

@@ -7,7 +7,8 @@ the time reading finds (`tutor_memory.domain.recall.timewindow.parse_time_window
 question's only when the words around it ask about it.
 
 The message is cut into clauses (`clauses`): at sentence ends, line breaks and clause punctuation
-(commas, semicolons, colons, brackets, dashes, the Arabic comma). The clause that names the period
+(commas, semicolons, colons, brackets, dashes, the Arabic comma; not a comma inside a number or
+before a year, "November 11, 2023"). The clause that names the period
 decides first:
 
 - a record phrase in it (`asking.trigger_matches`: "my mistakes last week", "how am I doing this
@@ -15,16 +16,18 @@ decides first:
   period is asked about;
 - a question or a request (`asking.asks`): the period is asked about when it is over ("tell me
   about last week") or when the clause speaks of the past (`tense.speaks_of_past`: "what did we
-  do today?"); a period still running in a question of the present is a plan or a greeting ("can
-  we do some algebra today?", "how are you today?"), and read as the record's it would give the
-  first turn of a day a block that says there is no record of today;
+  do today?"); a period counted from now and still running, in a question of the present, is a
+  plan or a greeting ("can we do some algebra today?", "how are you today?"), and read as the
+  record's it would give the first turn of a day a block that says there is no record of today.
+  A dated period is the record's even while it runs ("what is John doing as a volunteer in August
+  2023?");
 - a statement ("I was off sick last week", "today I want to study photosynthesis"): if other
   clauses ask, the period is asked about only when one of them holds a record phrase or speaks of
   the past ("last week's quiz - how did I do?"); a question in the present ("what is a prime
   number?") is about something else, even after a "we" ("we moved house last month", where "we"
   is the family, not the sessions). If no clause asks, a statement keeps its period when the
-  period is over or the statement speaks of the past ("today we did fractions"), not when it is
-  a plan ("anota aí que eu vou fazer o ENEM esse ano").
+  period is dated or over or the statement speaks of the past ("today we did fractions"), not
+  when it is a plan ("anota aí que eu vou fazer o ENEM esse ano").
 
 A period whose words run across clauses ("Friday, 3 March") is kept as the time reading found it.
 Every clause is read once and each test is linear in its clause, so the reading stays linear in the
@@ -41,7 +44,7 @@ from tutor_memory.domain import lang
 from tutor_memory.domain.recall.asking import asks, trigger_matches
 from tutor_memory.domain.recall.tense import speaks_of_past
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
-from tutor_memory.domain.recall.timewords import has_time_words
+from tutor_memory.domain.recall.timewords import MONTHS, has_time_words
 from tutor_memory.domain.text.sentences import CLOSING_MARKS, SENTENCE_END_MARKS
 from tutor_memory.domain.text.spans import (
     CLAUSE_MARKS,
@@ -51,6 +54,8 @@ from tutor_memory.domain.text.spans import (
 )
 from tutor_memory.domain.text.words import stop_words, words
 
+# Digits of a year written after a comma ("November 11, 2023").
+_YEAR_DIGITS = 4
 # A hyphen standing alone between words is a dash ("last week's quiz - how did I do?").
 _DASH = "-"
 # Marks that open a question or an exclamation in Spanish: they belong to the clause after them.
@@ -77,14 +82,17 @@ def _function_words() -> frozenset[str]:
 
 
 def _breaks_before(text: str, tokens: Sequence[Token], i: int) -> bool:
-    """Whether punctuation between token i - 1 and token i ends a clause (a comma between two
-    numbers, "1,5", does not)."""
+    """Whether punctuation between token i - 1 and token i ends a clause."""
     gap = between(text, tokens, i)
     if any(c in SENTENCE_END_MARKS or c == "\n" for c in gap) or gap.strip() == _DASH:
         return True
     if not any(c in CLAUSE_MARKS for c in gap):
         return False
-    return not (gap == "," and tokens[i - 1].norm.isdigit() and tokens[i].norm.isdigit())
+    # A comma inside a number ("1,5") or before a year ("November 11, 2023") ends no clause.
+    following = tokens[i].norm
+    if gap == "," and following.isdigit() and tokens[i - 1].norm.isdigit():
+        return False
+    return not (gap.strip() == "," and following.isdigit() and len(following) == _YEAR_DIGITS)
 
 
 def clauses(text: str) -> list[str]:
@@ -119,12 +127,24 @@ def _only_the_period(clause: str) -> bool:
     return all(w in function_words or w.isdigit() or has_time_words(w) for w in words(clause))
 
 
+def _a_plan_may_name(window: TimeWindow, now_us: int) -> bool:
+    """Whether the period is still running and counted from now ("today", "this week"), as plans
+    name theirs; a dated period ("in August 2023", "since March") is the record's even while it
+    runs ("what is John doing as a volunteer in August 2023?")."""
+    if not window.start_us <= now_us < window.end_us:
+        return False
+    # The English reading names a month or a year when the period is dated; relative periods
+    # read as counts ("today" is "0 day ago").
+    named = window.expression.split()
+    return not any(w in MONTHS or (w.isdigit() and len(w) == _YEAR_DIGITS) for w in named)
+
+
 def _asked(held: str, others: Sequence[str], window: TimeWindow, now_us: int) -> bool:
     """Whether the clause `held`, which names `window`, asks about it, given the message's other
     clauses (see the module docstring)."""
     if trigger_matches(words(held)) or _only_the_period(held):
         return True
-    running = window.start_us <= now_us < window.end_us
+    running = _a_plan_may_name(window, now_us)
     if asks(held):
         return not running or speaks_of_past(held)
     asking = [c for c in others if asks(c)]
