@@ -34,6 +34,7 @@ from tutor_memory.domain.files.errors import FileRejected
 from tutor_memory.domain.files.passages import passages
 from tutor_memory.domain.files.read import read_document
 from tutor_memory.domain.honesty.grounding import SourcePassage, ground, split_sentences
+from tutor_memory.domain.recall.asked_period import asked_window
 from tutor_memory.domain.recall.narration import is_narration
 from tutor_memory.domain.recall.record_mode import is_record_question
 from tutor_memory.domain.recall.timewindow import parse_time_window
@@ -79,6 +80,7 @@ ENTRY_POINTS: dict[str, Callable[[str], object]] = {
     "recall.narration.is_narration": lambda t: is_narration(t, NOW_US, TZ),
     "recall.record_mode.is_record_question": is_record_question,
     "recall.timewindow.parse_time_window": lambda t: parse_time_window(t, NOW_US, TZ),
+    "recall.asked_period.asked_window": lambda t: asked_window(t, NOW_US, TZ),
     "conceptmap.teaching.detect_teaching": detect_teaching,
     "conceptmap.teaching.is_question": is_question,
     "conceptmap.markup.strip_markup": strip_markup,
