@@ -144,13 +144,13 @@ def _asked(held: str, others: Sequence[str], window: TimeWindow, now_us: int) ->
     clauses (see the module docstring)."""
     if trigger_matches(words(held)) or _only_the_period(held):
         return True
-    running = _a_plan_may_name(window, now_us)
+    plans_period = _a_plan_may_name(window, now_us)
     if asks(held):
-        return not running or speaks_of_past(held)
+        return not plans_period or speaks_of_past(held)
     asking = [c for c in others if asks(c)]
     if asking:
         return any(_about_the_record(c) for c in asking)
-    return not running or speaks_of_past(held)
+    return not plans_period or speaks_of_past(held)
 
 
 def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
