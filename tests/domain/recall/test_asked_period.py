@@ -35,6 +35,7 @@ def asked(query: str) -> str | None:
         "Hier je suis allé au cinéma, c'est quoi une fraction ?",
         "Letzte Woche war ich im Urlaub, was ist eine Primzahl?",
         "Ontem eu fui à praia, o que é fotossíntese?",
+        "الأسبوع الماضي سافرت مع عائلتي، ما هي الخلية؟",
         "My sister got married in July - why is the sky blue?",
     ],
 )

@@ -42,6 +42,7 @@ NOT_NARRATIONS = {
         "As we saw, osmosis needs a semi-permeable membrane.",
         "In July, plants in the northern hemisphere grow fastest.",
         "Today we will study osmosis.",
+        "Today you will learn a new topic: osmosis.",  # French "a" is no past in English
         "We covered fractions. Photosynthesis peaks in July.",
         "May I explain osmosis with an example?",
     ],

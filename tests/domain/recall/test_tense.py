@@ -70,3 +70,9 @@ def test_french_nouns_in_tions_are_no_imperfect() -> None:
 )
 def test_pasts_of_the_first_person_and_of_subordinate_clauses(sentence: str) -> None:
     assert speaks_of_past(sentence)
+
+
+def test_another_languages_past_form_makes_no_narration_of_a_plan() -> None:
+    # French "a" (has) is a past form of the French file; in English it is the article.
+    assert not past_with_a_person("Today you will learn a new topic.")
+    assert past_with_a_person("Last week you solved a few equations.")

@@ -13,8 +13,10 @@ Two readings share the language files' grammar of the past (`past_forms`, `past_
   after it, since alone it is a present ("have", "ho", "j'ai", "haben"), or right before it when
   the participle's shape has a prefix (German "was wir *gemacht haben*").
 
-Endings are read only on a sentence of their language (`_languages_of`), on words with at least
-`MIN_PAST_STEM` letters before the ending.
+Endings and whole past forms are read only on a sentence of their language (`_languages_of`;
+every language's when the sentence's is not guessed): French "a" (has) and German "was" (what)
+are no past in an English sentence. Endings count on words with at least `MIN_PAST_STEM` letters
+before the ending.
 """
 
 from __future__ import annotations
@@ -154,11 +156,6 @@ def _stop_words(code: str) -> frozenset[str]:
     return frozenset(w for s in lang.load(code).stop_words for w in words(s))
 
 
-def _combined(tokens: list[Token]) -> _Grammar:
-    """The grammar of every language the sentence may be in, joined."""
-    return _joined(_languages_of(tokens))
-
-
 @functools.cache
 def _joined(codes: tuple[str, ...]) -> _Grammar:
     grammars = [_grammar(code) for code in codes]
@@ -175,13 +172,18 @@ def _joined(codes: tuple[str, ...]) -> _Grammar:
 def past_with_a_person(sentence: str) -> bool:
     """A past form with the student or the tutor in it (see the module docstring)."""
     tokens = tokenize(sentence)
-    grammar = _combined(tokens)
+    codes = _languages_of(tokens)
+    grammar = _joined(codes)
     person_ending = _ends_with(sentence, tokens, grammar.person_endings, grammar) or _any_at(
         "past_person_forms", sentence, tokens
     )
+    # Only the sentence's own languages' past forms (every language's when none is guessed):
+    # French "a" and German "was" are no past in "Today you will learn a new topic".
     past = (
         person_ending
-        or _any_at("past_forms", sentence, tokens)
+        or any(
+            True for _ in _matches(_index("past_forms", codes or lang.LANGUAGES), sentence, tokens)
+        )
         or _ends_with(sentence, tokens, grammar.past_endings, grammar)
     )
     return past and (person_ending or _any_at("session_persons", sentence, tokens))
@@ -208,13 +210,14 @@ def speaks_of_past(sentence: str) -> bool:
     alone, a past ending, or an auxiliary with a participle after it (see the module
     docstring)."""
     tokens = tokenize(sentence)
-    grammar = _combined(tokens)
+    languages = _languages_of(tokens)
+    grammar = _joined(languages)
     if _any_at("past_person_forms", sentence, tokens) or _ends_with(
         sentence, tokens, grammar.person_endings + grammar.past_endings, grammar
     ):
         return True
     # Only the sentence's own languages' forms: English "a" and German "was" are no past.
-    codes = _languages_of(tokens) or lang.LANGUAGES
+    codes = languages or lang.LANGUAGES
     forms = list(_matches(_index("past_forms", codes), sentence, tokens))
     for m in forms:
         if not all(t.norm in grammar.auxiliaries for t in tokens[m.start : m.end]):
