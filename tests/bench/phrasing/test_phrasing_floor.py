@@ -21,14 +21,14 @@ FLOOR_MARGIN_POINTS = 2.0
 # some with a topic the extractor reads wrongly); period precision rose 92.1 -> 95.0 and recall
 # fell 98.9 -> 97.7 (a bare weekday needs a past in the query: `domain/recall/tense.py`). Then a
 # period counts only when the message asks about it (`domain/recall/asked_period.py`): period
-# 95.0 / 97.7 -> 100.0 / 98.3, record precision 91.0 -> 91.9, narration precision 96.1 -> 96.6
-# (French nouns in -tions are no imperfect).
+# 95.0 / 97.7 -> 100.0 / 98.3, record precision 91.0 -> 91.9, narration precision 96.1 -> 97.5
+# (French nouns in -tions are no imperfect; another language's past form makes no narration).
 REACHED = {
     "record": (91.9, 81.9),
     "record_topic": (69.9, 56.4),
     "period": (100.0, 98.3),
     "teaching": (100.0, 87.4),
-    "narration": (96.6, 85.3),
+    "narration": (97.5, 85.3),
 }
 # Issue 13: the record decision may not buy recall with precision below this, whatever the floor.
 MIN_RECORD_PRECISION = 90.0
