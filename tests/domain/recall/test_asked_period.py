@@ -37,6 +37,8 @@ def asked(query: str) -> str | None:
         "Ontem eu fui à praia, o que é fotossíntese?",
         "الأسبوع الماضي سافرت مع عائلتي، ما هي الخلية؟",
         "My sister got married in July - why is the sky blue?",
+        "i was off sick last week what is a prime number",  # no punctuation between the two
+        "letzte woche war ich krank was ist eine primzahl",
     ],
 )
 def test_a_period_mentioned_beside_another_question_is_not_asked_about(query: str) -> None:
@@ -64,6 +66,8 @@ def test_a_period_mentioned_beside_another_question_is_not_asked_about(query: st
         "What did we do today?",
         "How am I doing this week?",
         "Have I improved this month?",
+        "ces 10 derniers jours ça a donné quoi aux quiz",  # a question word asked in place
+        "mês passado eu errei o que em química",
         "What are we working on in November?",
         "How many times have I gone over fractions in 2026?",
         "Which exercise did you give me, as mentioned on November 11, 2026?",
@@ -106,6 +110,11 @@ def test_clauses_keep_their_question_marks_and_split_at_clause_punctuation() -> 
     assert clauses("Last week's quiz - how did I do?") == ["Last week's quiz", "how did I do?"]
     # A comma between two numbers is a decimal comma, not a clause break.
     assert clauses("è 1,5 volte") == ["è 1,5 volte"]
+    assert clauses("i was ill last week what is a prime") == [
+        "i was ill last week",
+        "what is a prime",
+    ]
+    assert clauses("can you remind me what we did") == ["can you remind me what we did"]
     assert clauses("as mentioned on November 11, 2023?") == ["as mentioned on November 11, 2023?"]
     assert clauses("") == []
 

@@ -8,7 +8,10 @@ question's only when the words around it ask about it.
 
 The message is cut into clauses (`clauses`): at sentence ends, line breaks and clause punctuation
 (commas, semicolons, colons, brackets, dashes, the Arabic comma; not a comma inside a number or
-before a year, "November 11, 2023"). The clause that names the period
+before a year, "November 11, 2023"), and, where a message runs on without punctuation, before a
+question word followed by a question's verb (`question_words` then `question_openers`: "i was
+off sick last week | what is a prime number"; a question word asked in place stays, "ça a donné
+quoi aux quiz"). The clause that names the period
 decides first:
 
 - a record phrase in it (`asking.trigger_matches`: "my mistakes last week", "how am I doing this
@@ -45,11 +48,15 @@ from tutor_memory.domain.recall.asking import asks, trigger_matches
 from tutor_memory.domain.recall.tense import speaks_of_past
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
 from tutor_memory.domain.recall.timewords import MONTHS, has_time_words
+from tutor_memory.domain.text.phrases import PhraseIndex
 from tutor_memory.domain.text.sentences import CLOSING_MARKS, SENTENCE_END_MARKS
 from tutor_memory.domain.text.spans import (
     CLAUSE_MARKS,
+    Phrase,
     Token,
     between,
+    build_index,
+    longest_at,
     tokenize,
 )
 from tutor_memory.domain.text.words import stop_words, words
@@ -95,13 +102,32 @@ def _breaks_before(text: str, tokens: Sequence[Token], i: int) -> bool:
     return not (gap.strip() == "," and following.isdigit() and len(following) == _YEAR_DIGITS)
 
 
+@functools.cache
+def _index(field_name: str) -> PhraseIndex[Phrase]:
+    return build_index(field_name)
+
+
+def _asks_from(tokens: Sequence[Token], i: int) -> bool:
+    """Whether a question starts at token i without punctuation before it: a question word
+    followed by a question's verb ("i was off sick last week | what is a prime number"). A
+    question word followed by anything else stays in its clause ("ça a donné quoi aux quiz", "eu
+    errei o que em química" ask in place)."""
+    asked = longest_at(_index("question_words"), tokens, i)
+    return (
+        asked is not None and longest_at(_index("question_openers"), tokens, asked.end) is not None
+    )
+
+
 def clauses(text: str) -> list[str]:
     """The clauses of `text` (see the module docstring), each as written, with the marks that end
     it (a question mark) and the Spanish marks that open it."""
     tokens = tokenize(text)
     if not tokens:
         return []
-    starts = [0] + [i for i in range(1, len(tokens)) if _breaks_before(text, tokens, i)]
+    starts = [0]
+    for i in range(1, len(tokens)):
+        if _breaks_before(text, tokens, i) or (i > starts[-1] and _asks_from(tokens, i)):
+            starts.append(i)
     out = []
     for n, first in enumerate(starts):
         last = (starts[n + 1] if n + 1 < len(starts) else len(tokens)) - 1
