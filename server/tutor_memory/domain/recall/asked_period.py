@@ -11,8 +11,7 @@ The message is cut into clauses (`clauses`): at sentence ends, line breaks and c
 before a year, "November 11, 2023"), and, where a message runs on without punctuation, before a
 question word followed by a question's verb (`question_words` then `question_openers`: "i was
 off sick last week | what is a prime number"; a question word asked in place stays, "ça a donné
-quoi aux quiz"). The clause that names the period
-decides first:
+quoi aux quiz"). The clause that names the period decides first:
 
 - a record phrase in it (`asking.trigger_matches`: "my mistakes last week", "how am I doing this
   week?"), or nothing but the period and function words ("last week,", "and in July?"): the
@@ -33,8 +32,9 @@ decides first:
   when it is a plan ("anota aí que eu vou fazer o ENEM esse ano").
 
 A period whose words run across clauses ("Friday, 3 March") is kept as the time reading found it.
-Every clause is read once and each test is linear in its clause, so the reading stays linear in the
-message (issue 12).
+Each clause is read a fixed number of times (the one that names the period twice by the time
+reading) and each test is linear in its clause, so the reading stays linear in the message
+(issue 12).
 """
 
 from __future__ import annotations
