@@ -169,6 +169,14 @@ def _joined(codes: tuple[str, ...]) -> _Grammar:
     )
 
 
+def _own_past_forms(
+    sentence: str, tokens: list[Token], codes: tuple[str, ...]
+) -> Iterator[Match[Phrase]]:
+    """The past forms of the sentence's own languages `codes` (every language's when none is
+    guessed): French "a" and German "was" are no past in "Today you will learn a new topic"."""
+    return _matches(_index("past_forms", codes or lang.LANGUAGES), sentence, tokens)
+
+
 def past_with_a_person(sentence: str) -> bool:
     """A past form with the student or the tutor in it (see the module docstring)."""
     tokens = tokenize(sentence)
@@ -177,13 +185,9 @@ def past_with_a_person(sentence: str) -> bool:
     person_ending = _ends_with(sentence, tokens, grammar.person_endings, grammar) or _any_at(
         "past_person_forms", sentence, tokens
     )
-    # Only the sentence's own languages' past forms (every language's when none is guessed):
-    # French "a" and German "was" are no past in "Today you will learn a new topic".
     past = (
         person_ending
-        or any(
-            True for _ in _matches(_index("past_forms", codes or lang.LANGUAGES), sentence, tokens)
-        )
+        or any(True for _ in _own_past_forms(sentence, tokens, codes))
         or _ends_with(sentence, tokens, grammar.past_endings, grammar)
     )
     return past and (person_ending or _any_at("session_persons", sentence, tokens))
@@ -216,9 +220,7 @@ def speaks_of_past(sentence: str) -> bool:
         sentence, tokens, grammar.person_endings + grammar.past_endings, grammar
     ):
         return True
-    # Only the sentence's own languages' forms: English "a" and German "was" are no past.
-    codes = languages or lang.LANGUAGES
-    forms = list(_matches(_index("past_forms", codes), sentence, tokens))
+    forms = list(_own_past_forms(sentence, tokens, languages))
     for m in forms:
         if not all(t.norm in grammar.auxiliaries for t in tokens[m.start : m.end]):
             return True
