@@ -129,19 +129,28 @@ async def test_empty_month_says_there_is_no_record(harness: Harness) -> None:
     assert "FEBRUARY" in got.text.upper()
 
 
+async def earlier_question(harness: Harness, text: str) -> int:
+    """One question of September's first week, then a month of noise from the 10th (nothing in
+    NOW's week): the id of the question."""
+    reply = await harness.ingest(
+        [episode(text, ts(2026, 9, 3), key="q"), *noise(30, ts(2026, 9, 10))]
+    )
+    return reply.items[0].episode_id
+
+
+def assert_unfiltered_block_shows(got: pb.BuildBlockReply, episode_id: int) -> None:
+    """The block names no period, says no "no record", and shows the earlier question."""
+    assert not got.no_record
+    assert not got.HasField("time_window")
+    assert episode_id in [m.episode_id for m in got.memories]
+
+
 async def test_a_weekday_still_to_come_does_not_empty_the_block(harness: Harness) -> None:
     # NOW is a Friday and nothing happened last Monday: read as last Monday, the exam's day would
     # make a block that says there is no record and shows nothing about fractions.
-    reply = await harness.ingest(
-        [
-            episode("How do I add fractions with different denominators?", ts(2026, 9, 3), key="f"),
-            *noise(30, ts(2026, 9, 10)),
-        ]
-    )
+    earlier = await earlier_question(harness, "How do I add fractions with different denominators?")
     got = await block(harness, "I have a test on Monday, can you help me with fractions?")
-    assert not got.no_record
-    assert not got.HasField("time_window")
-    assert reply.items[0].episode_id in [m.episode_id for m in got.memories]
+    assert_unfiltered_block_shows(got, earlier)
     asked = await block(harness, "What did we do on Monday?")
     assert asked.no_record
     assert asked.time_window.label.startswith("Monday")
@@ -152,17 +161,10 @@ async def test_a_period_the_question_only_mentions_does_not_empty_the_block(
 ) -> None:
     # Nothing happened last week (NOW's): read as the question's period, the student's week off
     # would make a block that says there is no record and shows nothing about prime numbers.
-    reply = await harness.ingest(
-        [
-            episode("Is 51 a prime number?", ts(2026, 9, 3), key="p"),
-            *noise(30, ts(2026, 9, 10)),
-        ]
-    )
+    earlier = await earlier_question(harness, "Is 51 a prime number?")
     got = await block(harness, "I was off sick last week, what is a prime number?")
-    assert not got.no_record
     assert not got.record_mode
-    assert not got.HasField("time_window")
-    assert reply.items[0].episode_id in [m.episode_id for m in got.memories]
+    assert_unfiltered_block_shows(got, earlier)
     asked = await block(harness, "I was off sick last week, what did I miss?")
     assert asked.no_record
     assert asked.time_window.label.startswith("last week")
@@ -173,16 +175,9 @@ async def test_the_first_turn_of_a_day_asking_for_today_gets_its_subjects_memori
 ) -> None:
     # Nothing was recorded today (NOW's) yet: read as the record of today, the plan would make a
     # record-mode block that says there is no record of today and shows nothing about algebra.
-    reply = await harness.ingest(
-        [
-            episode("How do I solve linear equations in algebra?", ts(2026, 9, 3), key="a"),
-            *noise(30, ts(2026, 9, 10)),
-        ]
-    )
+    earlier = await earlier_question(harness, "How do I solve linear equations in algebra?")
     got = await block(harness, "Can we do some algebra today?")
-    assert not got.no_record
-    assert not got.HasField("time_window")
-    assert reply.items[0].episode_id in [m.episode_id for m in got.memories]
+    assert_unfiltered_block_shows(got, earlier)
     asked = await block(harness, "What did we do today?")
     assert asked.no_record
     assert asked.time_window.label.startswith("today")
