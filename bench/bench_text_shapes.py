@@ -36,7 +36,7 @@ from tutor_memory.domain.files.read import read_document
 from tutor_memory.domain.honesty.grounding import SourcePassage, ground, split_sentences
 from tutor_memory.domain.recall.asked_period import asked_window
 from tutor_memory.domain.recall.narration import is_narration
-from tutor_memory.domain.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
 from tutor_memory.domain.recall.timewindow import parse_time_window
 from tutor_memory.domain.text.sentences import sentence_spans
 
@@ -52,6 +52,10 @@ SHAPES: dict[str, str] = {
     "one 800-character Markdown heading": "# a" + " " * 796 + "b",
     "one 64 KiB Markdown heading": "# a" + " " * (65_536 - 4) + "b",
     '1 MB of "a. "': "a. " * (1_000_000 // 3),
+    # A BuildBlock query at its length limit (8,000 characters) of record phrases and topic
+    # prepositions: the record topic's reading was quadratic in it before `record_topic` read
+    # clause by clause.
+    '8,000 characters of "did we do about "': ("did we do about " * 500)[:8000],
 }
 
 _PASSAGE = SourcePassage("f", 1, 1, "Osmosis is the diffusion of water across a membrane.")
@@ -79,6 +83,7 @@ ENTRY_POINTS: dict[str, Callable[[str], object]] = {
     "honesty.grounding.ground": lambda t: ground(t, [_PASSAGE], []),
     "recall.narration.is_narration": lambda t: is_narration(t, NOW_US, TZ),
     "recall.record_mode.is_record_question": is_record_question,
+    "recall.record_mode.record_topic": record_topic,
     "recall.timewindow.parse_time_window": lambda t: parse_time_window(t, NOW_US, TZ),
     "recall.asked_period.asked_window": lambda t: asked_window(t, NOW_US, TZ),
     "conceptmap.teaching.detect_teaching": detect_teaching,

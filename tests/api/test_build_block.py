@@ -248,6 +248,30 @@ async def test_a_record_question_recognised_by_example_keeps_the_topic_it_names(
     assert wrong_check in shown
 
 
+@pytest.mark.parametrize(
+    ("query", "chatter"),
+    [
+        ("which questions did I get wrong in the quizzes?", "Are the quizzes on the website yet?"),
+        ("cosa ho sbagliato nelle verifiche?", "Le verifiche sono già sul sito della classe?"),
+    ],
+)
+async def test_a_record_question_that_names_the_records_own_events_is_about_the_whole_record(
+    harness: Harness, query: str, chatter: str
+) -> None:
+    # "the quizzes" is the record's own word, not a topic: read as one, the record was searched
+    # for it, and the chatter about quizzes filled the block in place of what was got wrong.
+    about_quizzes = [
+        episode(f"{chatter} ({i})", ts(2026, 9, 1, 8) + i, key=f"z{i}") for i in range(40)
+    ]
+    reply = await harness.ingest(
+        [wrong_osmosis_check(ts(2026, 6, 2), key="w1"), *about_quizzes, *noise(200, ts(2026, 9, 2))]
+    )
+    wrong_check = reply.items[0].episode_id
+    got = await block(harness, query, budget=300)
+    assert got.record_mode
+    assert wrong_check in [m.episode_id for m in got.memories]
+
+
 @pytest.mark.parametrize("query", ["what is a prime number?", "perché è caduto l'impero romano?"])
 async def test_a_subject_question_stays_out_of_record_mode(harness: Harness, query: str) -> None:
     await harness.ingest(noise(5, ts(2026, 9, 1)))

@@ -25,7 +25,8 @@ RUN_CHARACTERS = (
 
 # Units whose repetition has made a pattern backtrack somewhere: sentence marks with and without
 # blanks, abbreviations, Markdown marks left open, headings, hyphenated lines, and words the
-# detectors look for ("consider … as", lead-ins, a false friend of a time word, a month and year).
+# detectors look for ("consider … as", lead-ins, a false friend of a time word, a month and year,
+# record phrases, topic prepositions and pasts with a participle).
 ALTERNATION_UNITS = (
     ". . . ",
     ".a.a.a",
@@ -60,6 +61,9 @@ ALTERNATION_UNITS = (
     "in July 1789 ",
     "we covered July ",
     "what did I get wrong ",
+    "what did I get wrong about the, ",
+    "did we do about ",
+    "haben wir gemacht ",
     "\u0648\u0641\u064a ",
 )
 

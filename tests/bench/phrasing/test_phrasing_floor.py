@@ -23,9 +23,11 @@ FLOOR_MARGIN_POINTS = 2.0
 # period counts only when the message asks about it (`domain/recall/asked_period.py`): period
 # 95.0 / 97.7 -> 100.0 / 98.3, record precision 91.0 -> 91.9, narration precision 96.1 -> 97.5
 # (French nouns in -tions are no imperfect; another language's past form makes no narration).
+# Then the topic is read in the record phrase's clause, without the record's own words ("quiz",
+# "session") or a past's participle: topic precision 69.9 -> 74.4.
 REACHED = {
     "record": (91.9, 81.9),
-    "record_topic": (69.9, 56.4),
+    "record_topic": (74.4, 56.4),
     "period": (100.0, 98.3),
     "teaching": (100.0, 87.4),
     "narration": (97.5, 85.3),

@@ -15,7 +15,7 @@ from tests.helpers.timing import EntryPoint
 from tutor_memory.domain.recall.asked_period import asked_window
 from tutor_memory.domain.recall.narration import is_narration
 from tutor_memory.domain.recall.record_intent import open_to_examples
-from tutor_memory.domain.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
 from tutor_memory.domain.recall.timewindow import parse_time_window
 
 NOW_US = (datetime(2026, 11, 25, 14, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(
@@ -27,6 +27,7 @@ ENTRY_POINTS = {
     "asked_period.asked_window": EntryPoint(lambda text: asked_window(text, NOW_US, TZ), 256, 2.2),
     "narration.is_narration": EntryPoint(lambda text: is_narration(text, NOW_US, TZ), 256, 1.2),
     "record_mode.is_record_question": EntryPoint(is_record_question, 512, 0.5),
+    "record_mode.record_topic": EntryPoint(record_topic, 512, 7.0),
     "record_intent.open_to_examples": EntryPoint(open_to_examples, 512, 0.6),
     "timewindow.parse_time_window": EntryPoint(
         lambda text: parse_time_window(text, NOW_US, TZ), 256, 1.3

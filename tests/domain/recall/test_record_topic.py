@@ -65,3 +65,57 @@ def test_a_question_about_a_period_of_the_calendar_is_a_record_question(query: s
 )
 def test_subject_questions_and_statements_are_not_record_questions(query: str) -> None:
     assert not is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "¿qué estudiamos el lunes? ni idea la verdad",
+        "what did I get wrong in today's lesson?",
+        "cosa ho sbagliato nelle verifiche?",
+        "was habe ich in den Quizzen falsch gemacht?",
+        "quelles erreurs ai-je faites dans les contrôles ?",
+    ],
+)
+def test_words_of_another_clause_or_of_the_record_itself_are_no_topic(query: str) -> None:
+    assert is_record_question(query)
+    assert record_topic(query) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        # The record's own words ("verifica", "prova", "Klausur") leave the topic they frame.
+        ("cosa ho sbagliato nella verifica di chimica?", "chimica"),
+        ("o que eu errei na prova de geometria?", "geometria"),
+        ("ماذا أخطأت في اختبار الكسور؟", "الكسور"),
+        # A topic preposition that ends its clause introduces the next one.
+        ("what did I get wrong re: long division", "long division"),
+        # The participle that closes a German perfect is its verb, not its topic.
+        ("was hast du mir letzte Woche über Brüche beigebracht?", "bruche"),
+        ("was haben wir im Unterricht über Optik besprochen?", "optik"),
+        # Words that only end like a participle stay: the past's participle came before them,
+        # or a topic preposition stands between.
+        ("cosa ho sbagliato sul mercato?", "mercato"),
+        ("what did we do about the United Nations?", "united nations"),
+    ],
+)
+def test_the_topic_leaves_out_the_records_words_and_the_pasts_participle(
+    query: str, topic: str
+) -> None:
+    assert is_record_question(query)
+    assert record_topic(query) == topic
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("what did we study abt fractions", "fractions"),
+        ("o que eu errei msm?", None),
+        ("cosa ho sbagliato cmq?", None),
+        ("cosa abbiamo fatto nn lo so", None),
+    ],
+)
+def test_chat_spellings_of_function_words_are_no_topic(query: str, topic: str | None) -> None:
+    assert is_record_question(query)
+    assert record_topic(query) == topic

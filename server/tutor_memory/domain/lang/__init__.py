@@ -34,7 +34,13 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   *about* fractions", "cosa abbiamo fatto *sulla* fotosintesi", "ماذا درسنا *عن* البراكين").
 - `scope_words`: words and phrases that qualify a record question's extent, frequency or tone and
   are never its topic ("so far", "overall", "last time", "since we started", "usually",
-  "together", "lol"; "finora", "in generale", "bisher", "لحد الآن").
+  "together", "lol"; "finora", "in generale", "bisher", "لحد الآن"), the school calendar's
+  units among them ("since the start of term", "da inizio quadrimestre").
+- `record_words`: words of the record itself, never a record question's topic: its events and
+  marks ("session", "quiz", "mark", "exercises", "verifica", "Note"), what a student does in it
+  ("revise", "practise", "ripassare") and how it goes for them ("struggling", "improved",
+  "fatica"). "which questions did I get wrong in the quizzes" asks about the whole record,
+  "what was my mark on the fractions quiz" about fractions.
 - `trigger_vetoes`: single words that, right before a trigger, make it a different question
   (Spanish "por" in "¿por qué estudiamos…?", "why do we study…").
 - `narration_markers`: first-person-plural recap verbs a tutor uses to narrate past sessions
@@ -76,7 +82,8 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   one of `weekday_suffixes`, they are the ordinal ("a segunda lei de Newton", "la segunda ley"),
   not the day.
 - `weekday_suffixes`: what may follow such a name when it is the day ("feira").
-- `stop_words`: 100-250 of the language's most common function words and question words, already
+- `stop_words`: 100-250 of the language's most common function words, question words and modal
+  verbs, with the chat spellings of function words ("nn" for "non", "vc", "jai"), already
   normalised (as `tutor_memory.domain.text.normalise` leaves them).
 
 Concept names (SPEC R3.2, R3.3; `tutor_memory.domain.conceptmap.canonical`, `.headings`):
@@ -208,6 +215,7 @@ _STRING_LIST_FIELDS = (
     "record_triggers",
     "topic_prepositions",
     "scope_words",
+    "record_words",
     "trigger_vetoes",
     "narration_markers",
     "marker_vetoes",
@@ -288,6 +296,7 @@ class LanguageData:
     record_triggers: tuple[str, ...]
     topic_prepositions: tuple[str, ...]
     scope_words: tuple[str, ...]
+    record_words: tuple[str, ...]
     trigger_vetoes: tuple[str, ...]
     narration_markers: tuple[str, ...]
     marker_vetoes: tuple[str, ...]

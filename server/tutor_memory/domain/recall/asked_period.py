@@ -118,16 +118,21 @@ def _asks_from(tokens: Sequence[Token], i: int) -> bool:
     )
 
 
+def clause_starts(text: str, tokens: Sequence[Token]) -> list[int]:
+    """The index of the first word of each clause of `text` (see the module docstring), whose
+    words are `tokens` (`tokenize(text)`); [] for a text without words."""
+    starts = [0] if tokens else []
+    for i in range(1, len(tokens)):
+        if _breaks_before(text, tokens, i) or (i > starts[-1] and _asks_from(tokens, i)):
+            starts.append(i)
+    return starts
+
+
 def clauses(text: str) -> list[str]:
     """The clauses of `text` (see the module docstring), each as written, with the marks that end
     it (a question mark) and the Spanish marks that open it."""
     tokens = tokenize(text)
-    if not tokens:
-        return []
-    starts = [0]
-    for i in range(1, len(tokens)):
-        if _breaks_before(text, tokens, i) or (i > starts[-1] and _asks_from(tokens, i)):
-            starts.append(i)
+    starts = clause_starts(text, tokens)
     out = []
     for n, first in enumerate(starts):
         last = (starts[n + 1] if n + 1 < len(starts) else len(tokens)) - 1

@@ -19,21 +19,29 @@ rules decide it:
 `record_topic` says what a record question is about: the content words left once the record
 phrase, the time words, stop words, fillers, discourse words, past forms, numbers and scope phrases
 ("so far", "overall", "last time": `scope_words`) are taken out ("what did I get
-wrong about fractions?" -> "fractions"; "what did we do last week?" -> None). A record question
-with a topic is recall *within* the record about that topic; without one, it is about the whole
-record (or the whole period).
+wrong about fractions?" -> "fractions"; "what did we do last week?" -> None). So are the record's
+own words (`record_words`: "which questions did I get wrong in the *quizzes*" names no topic, "on
+the *fractions* quiz" names fractions) and the participle that completes a past ("hayamos
+*repasado*", "über Brüche *beigebracht*": `tense.participles_of_perfects`). The topic is read in
+the clause of the record phrase or the topic preposition (`asked_period.clause_starts`): "cosa
+abbiamo fatto ieri? boh, nn lo so" names none. A record question with a topic is recall *within*
+the record about that topic; without one, it is about the whole record (or the whole period).
+Each reading is linear in the message (tests/domain/recall/test_linear_time.py).
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
 from tutor_memory.domain import lang
-from tutor_memory.domain.recall.asked_period import asked_window
+from tutor_memory.domain.recall.asked_period import asked_window, clause_starts
 from tutor_memory.domain.recall.asking import asks_words, trigger_matches
+from tutor_memory.domain.recall.tense import participles_of_perfects
 from tutor_memory.domain.recall.timewords import has_time_words
 from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
+from tutor_memory.domain.text.spans import tokenize
 from tutor_memory.domain.text.words import clitics, stop_words, words
 
 # Any instant will do for "does it name a period at all": the rule asks whether a period is named,
@@ -66,6 +74,7 @@ def _not_topic() -> frozenset[str]:
             # topic.
             data.past_forms,
             data.past_person_forms,
+            data.record_words,
         ):
             out |= {w for p in field for w in words(p)}
         for phrase in data.record_triggers + data.asking_verbs:
@@ -149,25 +158,47 @@ def _topic_prepositions() -> PhraseIndex[None]:
 def record_topic(query: str) -> str | None:
     """The topic a record question names: the content words after a topic preposition ("about
     fractions", "sulla fotosintesi"), else right after the record phrase ("did we already do
-    mitosis"); time words, stop words, fillers and the record phrase itself are never part of it.
-    None when it names none."""
-    tokens = words(query)
+    mitosis"), within that clause ("cosa abbiamo fatto ieri? boh, nn lo so" names none); time
+    words, stop words, fillers, the record's own words (`record_words`: "session", "quiz"), the
+    participle of a past ("hayamos *repasado*") and the record phrase itself are never part of
+    it. None when it names none."""
+    spans = tokenize(query)
+    tokens = [t.norm for t in spans]
     triggers = trigger_matches(tokens)
     skip = _not_topic()
     time_words = {t for t in tokens if has_time_words(t)}
     # Scope phrases ("so far", "last time", "since we started") are masked as a whole: their words
     # alone may be content words ("far", "time", "started").
     scope = {i for m in _scope().find_all(tokens) for i in range(m.start, m.end)}
+    introduced = list(_topic_prepositions().find_all(tokens))
+    at_preposition = {i for m in introduced for i in range(m.start, m.end)}
 
-    def content(start: int) -> list[str]:
+    def passable(i: int) -> bool:
+        # A past form's participle may follow its function words, never a topic preposition:
+        # "what did we do about the *United* Nations" has no participle.
+        t = tokens[i]
+        return i not in at_preposition and (t in skip or t in time_words or i in scope)
+
+    starts = clause_starts(query, spans)
+    clause_ends = [s - 1 for s in starts[1:]] + [len(tokens) - 1]
+    participles = participles_of_perfects(query, spans, passable, clause_ends)
+
+    def clause_end(start: int, *, introduced: bool) -> int:
+        # The end of the clause of the word before `start`. After a record phrase, a clause that
+        # starts at `start` is another one ("cosa abbiamo fatto? tipo grafici?"); after a topic
+        # preposition it is the topic that the preposition introduces ("re: cell division").
+        at = (bisect.bisect_right if introduced else bisect.bisect_left)(starts, start)
+        return starts[at] if at < len(starts) else len(tokens)
+
+    def content(start: int, end: int) -> list[str]:
         kept: list[str] = []
-        for i in range(start, len(tokens)):
+        for i in range(start, end):
             t = tokens[i]
             if t in time_words or i in scope or any(c.isdigit() for c in t):
                 if kept:
                     break
                 continue
-            if t in skip:
+            if t in skip or i in participles:
                 if kept and len(kept) < MAX_TOPIC_WORDS and t not in stop_words():
                     break
                 continue
@@ -178,13 +209,19 @@ def record_topic(query: str) -> str | None:
 
     # A topic preposition may sit inside the record phrase's gap ("was haben wir *über die
     # Zellatmung* gelernt"); the phrase's own words are in `skip`.
-    for m in _topic_prepositions().find_all(tokens):
-        kept = content(m.end)
+    # A scan that finds nothing has read to its clause's end: a later preposition inside what it
+    # read would find nothing either, and skipping it keeps the reading linear in the message.
+    read_up_to = 0
+    for m in introduced:
+        if m.end < read_up_to:
+            continue
+        read_up_to = clause_end(m.end, introduced=True)
+        kept = content(m.end, read_up_to)
         if kept:
             return " ".join(kept)
-    after_trigger = max((m.end for m in triggers), default=0)
     if triggers:
-        kept = content(after_trigger)
+        after = max(m.end for m in triggers)
+        kept = content(after, clause_end(after, introduced=False))
         if kept:
             return " ".join(kept)
     return None

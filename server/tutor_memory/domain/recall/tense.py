@@ -1,12 +1,14 @@
 """Does a sentence speak of the past, and with the student or the tutor in it? (SPEC R2.5, R2.6)
 
-Two readings share the language files' grammar of the past (`past_forms`, `past_person_forms`,
+Three readings share the language files' grammar of the past (`past_forms`, `past_person_forms`,
 `past_endings`, `past_person_endings`, `past_ending_exceptions`, `perfect_auxiliaries`,
 `participle_shapes`, `session_persons`; see `tutor_memory.domain.lang`):
 
 - `past_with_a_person`: a past form with the student or the tutor in it ("Last Tuesday *you
   practised*…", "*hemos visto*"), which with a period makes a tutor's sentence a narration
   (`tutor_memory.domain.recall.narration`);
+- `participles_of_perfects`: which words are the participle of a past, never the topic of a
+  record question (`tutor_memory.domain.recall.record_mode.record_topic`);
 - `speaks_of_past`: a past at all, which decides whether a bare weekday is the last one or the
   next ("what did we do on Monday" against "I have a test on Monday":
   `tutor_memory.domain.recall.timewindow`). Here a perfect auxiliary counts only with a participle
@@ -21,8 +23,9 @@ before the ending.
 
 from __future__ import annotations
 
+import bisect
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from tutor_memory.domain import lang
@@ -235,3 +238,54 @@ def speaks_of_past(sentence: str) -> bool:
         if m.start and _participle_at(sentence, tokens[m.start - 1], grammar, prefixed=True):
             return True
     return False
+
+
+def participles_of_perfects(
+    sentence: str,
+    tokens: list[Token],
+    passable: Callable[[int], bool],
+    clause_ends: Sequence[int],
+) -> frozenset[int]:
+    """The positions in `tokens` (`tokenize(sentence)`) of the participles that complete a past
+    form of the sentence's languages:
+
+    - the first word after it that `passable` does not pass (the caller's function words), when
+      that word has a participle's shape or a past ending ("hayamos *repasado*", "haben wir da
+      *gearbeitet*"). Only that word: in "ho sbagliato sul *mercato*" the participle is a past
+      form itself, and "mercato", which ends like one, is the question's topic;
+    - the last word of its clause (`clause_ends`: the positions of clauses' last words, in
+      order), when
+      that word has a participle's shape with a prefix, where German puts it ("was hast du mir
+      über Brüche *beigebracht*")."""
+    codes = _languages_of(tokens)
+    grammar = _joined(codes)
+    forms = list(_own_past_forms(sentence, tokens, codes))
+    covered = {i for m in forms for i in range(m.start, m.end)}
+    found: set[int] = set()
+    for m in forms:
+        i = m.end
+        while i < len(tokens) and i not in covered and passable(i):
+            i += 1
+        if (
+            i < len(tokens)
+            and i not in covered
+            and (
+                _participle_at(sentence, tokens[i], grammar)
+                or _ends_with(
+                    sentence,
+                    tokens[i : i + 1],
+                    grammar.past_endings + grammar.person_endings,
+                    grammar,
+                )
+            )
+        ):
+            found.add(i)
+        at = bisect.bisect_left(clause_ends, m.end)
+        last = clause_ends[at] if at < len(clause_ends) else None
+        if (
+            last is not None
+            and last not in covered
+            and _participle_at(sentence, tokens[last], grammar, prefixed=True)
+        ):
+            found.add(last)
+    return frozenset(found)
