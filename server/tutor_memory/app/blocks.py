@@ -229,10 +229,10 @@ class BlockBuilder:
         snap = table.snapshot() if table is not None else None
         # The question of this very turn, if the chat service stored it first: never a memory.
         turn = current_turn(snap, req.query, req.now_us) if snap is not None else None
+        # A record question that names a topic is recall within the record about that topic.
         record, topic = (
             _record_reading(req.query) if req.mode is Mode.FULL and req.query else (False, None)
         )
-        # A record question that names a topic is recall within the record about that topic.
         window = (
             asked_window(req.query, req.now_us, tz.key)
             if req.query and req.mode is not Mode.WINDOW and self.levers.on(Lever.PERIOD)

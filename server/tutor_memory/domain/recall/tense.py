@@ -250,13 +250,12 @@ def participles_of_perfects(
     form of the sentence's languages:
 
     - the first word after it that `passable` does not pass (the caller's function words), when
-      that word has a participle's shape or a past ending ("hayamos *repasado*", "haben wir da
-      *gearbeitet*"). Only that word: in "ho sbagliato sul *mercato*" the participle is a past
-      form itself, and "mercato", which ends like one, is the question's topic;
+      that word has a participle's shape or a past ending ("hayamos *repasado*", "haben wir
+      zusammen *gerechnet*"). Only that word: in "ho sbagliato sul *mercato*" the participle is
+      a past form itself, and "mercato", which ends like one, is the question's topic;
     - the last word of its clause (`clause_ends`: the positions of clauses' last words, in
-      order), when
-      that word has a participle's shape with a prefix, where German puts it ("was hast du mir
-      über Brüche *beigebracht*")."""
+      order), when that word has a participle's shape with a prefix, where German puts it ("was
+      hast du mir über Brüche *beigebracht*")."""
     codes = _languages_of(tokens)
     grammar = _joined(codes)
     forms = list(_own_past_forms(sentence, tokens, codes))
