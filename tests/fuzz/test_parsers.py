@@ -50,7 +50,7 @@ from tutor_memory.domain.honesty.tracing import content_words
 from tutor_memory.domain.limits import MAX_TIME_US, MAX_TIME_ZONE_CHARS, MIN_TIME_US
 from tutor_memory.domain.recall.block import zone
 from tutor_memory.domain.recall.narration import is_narration
-from tutor_memory.domain.recall.record_mode import is_record_question
+from tutor_memory.domain.recall.record_mode import MAX_TOPIC_WORDS, is_record_question, record_topic
 from tutor_memory.domain.recall.timewindow import parse_time_window
 from tutor_memory.domain.recall.timewords import has_time_words
 from tutor_memory.domain.text.markdown import unwrap_images, unwrap_links
@@ -270,6 +270,17 @@ def test_narration_is_a_plain_answer(text: str, now_us: int, tz: str) -> None:
 @given(texts)
 def test_record_questions_are_a_plain_answer(text: str) -> None:
     assert twice(lambda: is_record_question(text)) in (True, False)
+
+
+@fuzz_settings
+@given(texts)
+def test_a_record_topic_is_a_few_of_the_messages_own_words(text: str) -> None:
+    topic = twice(lambda: record_topic(text))
+    if topic is None:
+        return
+    said = set(words(text))
+    assert 0 < len(topic.split()) <= MAX_TOPIC_WORDS
+    assert all(w in said for w in topic.split())
 
 
 @fuzz_settings

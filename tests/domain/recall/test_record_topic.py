@@ -119,3 +119,19 @@ def test_the_topic_leaves_out_the_records_words_and_the_pasts_participle(
 def test_chat_spellings_of_function_words_are_no_topic(query: str, topic: str | None) -> None:
     assert is_record_question(query)
     assert record_topic(query) == topic
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("what did we study about C++ pointers?", "pointers"),
+        ("what did I get wrong re: Na+ ions", "ions"),
+        ("RE:A#", None),
+    ],
+)
+def test_a_sign_glued_to_a_word_is_read_as_the_words_of_the_message_read_it(
+    query: str, topic: str | None
+) -> None:
+    # Spans keep "+" and "#" on a word ("C#"); the phrase lists and the topic use the words as
+    # `words` reads them, so a topic is always made of the message's own words.
+    assert record_topic(query) == topic

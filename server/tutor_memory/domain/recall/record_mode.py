@@ -41,7 +41,7 @@ from tutor_memory.domain.recall.asking import asks_words, trigger_matches
 from tutor_memory.domain.recall.tense import participles_of_perfects
 from tutor_memory.domain.recall.timewords import has_time_words
 from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
-from tutor_memory.domain.text.spans import tokenize
+from tutor_memory.domain.text.spans import GLUED_SIGNS, tokenize
 from tutor_memory.domain.text.words import clitics, stop_words, words
 
 # Any instant will do for "does it name a period at all": the rule asks whether a period is named,
@@ -163,7 +163,9 @@ def record_topic(query: str) -> str | None:
     participle of a past ("hayamos *repasado*") and the record phrase itself are never part of
     it. None when it names none."""
     spans = tokenize(query)
-    tokens = [t.norm for t in spans]
+    # The words as `words` reads them: the spans keep a sign glued to a word ("C#"), the phrase
+    # lists and the topic do not.
+    tokens = [t.norm.rstrip(GLUED_SIGNS) for t in spans]
     triggers = trigger_matches(tokens)
     skip = _not_topic()
     time_words = {t for t in tokens if has_time_words(t)}

@@ -31,8 +31,10 @@ _RAW_WORD = re.compile(
     "\u00ad\u200b-\u200f\u2060\ufeff])+[+#\u207a\u208a]*"
 )
 
+# The signs a token keeps glued to its end, once normalised (see the module docstring).
+GLUED_SIGNS = "+#"
 # The same, on text that is already normalised (marks and format characters are gone).
-_NORM_WORD = re.compile(r"[^\W_]+[+#]*")
+_NORM_WORD = re.compile(f"[^\\W_]+[{GLUED_SIGNS}]*")
 
 # Punctuation that ends a clause inside a sentence: a subject or a name never runs across it.
 CLAUSE_MARKS = frozenset(",;:()[]\u060c\u061b\u2013\u2014")
