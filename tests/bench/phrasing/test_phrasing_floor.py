@@ -24,10 +24,11 @@ FLOOR_MARGIN_POINTS = 2.0
 # 95.0 / 97.7 -> 100.0 / 98.3, record precision 91.0 -> 91.9, narration precision 96.1 -> 97.5
 # (French nouns in -tions are no imperfect; another language's past form makes no narration).
 # Then the topic is read in the record phrase's clause, without the record's own words ("quiz",
-# "session") or a past's participle: topic precision 69.9 -> 74.4.
+# "session") or a past's participle: topic precision 69.9 -> 74.4; and Brazilian "a gente" (we)
+# is a person and makes record phrases: record 91.9 / 81.9 -> 92.0 / 83.3, topic -> 75.6 / 58.2.
 REACHED = {
-    "record": (91.9, 81.9),
-    "record_topic": (74.4, 56.4),
+    "record": (92.0, 83.3),
+    "record_topic": (75.6, 58.2),
     "period": (100.0, 98.3),
     "teaching": (100.0, 87.4),
     "narration": (97.5, 85.3),
@@ -62,7 +63,7 @@ def test_record_questions_keep_their_precision(pooled: dict[str, dict[str, float
 # with the asked period). A half holds about 200 messages, about 100 of them record questions, so
 # an item weighs about a point: the margin leaves room for two or three.
 SECOND_SET_MARGIN_POINTS = 3.0
-SECOND_REACHED = {"second-dev": (92.6, 73.5), "second-held-out": (85.7, 69.9)}
+SECOND_REACHED = {"second-dev": (92.7, 74.5), "second-held-out": (85.7, 69.9)}
 
 
 @pytest.mark.parametrize("half", sorted(SECOND_REACHED))

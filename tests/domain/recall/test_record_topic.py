@@ -135,3 +135,23 @@ def test_a_sign_glued_to_a_word_is_read_as_the_words_of_the_message_read_it(
     # Spans keep "+" and "#" on a word ("C#"); the phrase lists and the topic use the words as
     # `words` reads them, so a topic is always made of the message's own words.
     assert record_topic(query) == topic
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("o que a gente já aprendeu sobre equações?", "equacoes"),
+        ("mês passado, o que a gente fez?", None),
+        ("do que a gente falou ontem?", None),
+    ],
+)
+def test_brazilian_a_gente_is_the_student_and_the_tutor(query: str, topic: str | None) -> None:
+    assert is_record_question(query)
+    assert record_topic(query) == topic
+
+
+@pytest.mark.parametrize(
+    "query", ["você pode me ajudar com frações hoje?", "a gente pode ver frações hoje?"]
+)
+def test_a_portuguese_request_for_today_is_no_record_question(query: str) -> None:
+    assert not is_record_question(query)

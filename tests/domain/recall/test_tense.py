@@ -76,3 +76,9 @@ def test_another_languages_past_form_makes_no_narration_of_a_plan() -> None:
     # French "a" (has) is a past form of the French file; in English it is the article.
     assert not past_with_a_person("Today you will learn a new topic.")
     assert past_with_a_person("Last week you solved a few equations.")
+
+
+def test_the_portuguese_present_can_is_no_past() -> None:
+    # "pode" (can) and "pôde" (could) differ by their accent alone; the past is the rarer.
+    assert not speaks_of_past("você pode me ajudar com frações hoje?")
+    assert speaks_of_past("ele não pôde vir à aula")
