@@ -36,10 +36,14 @@ def test_quick_load_bench_records_every_run(tmp_path: Path, workers: int) -> Non
         assert run["calls"] == sum(rpc["calls"] for rpc in run["rpcs"])
         assert run["server_cpu_s"] > 0
         assert run["rss_mib"] > 0
-    # The supervisor and each worker; at 64 callers every worker took calls.
-    by_process = runs[READ_CALLERS.index(64)]["server_cpu_s_by_process"]
-    assert len(by_process) == (1 if workers == 1 else 1 + workers)
-    assert all(cpu > 0 for cpu in by_process[-workers:])
+    # The supervisor and each worker. The kernel gives each connection to a worker by a hash of
+    # its addresses, so one run's connections may all land on one worker (a CI run at 48b0927 saw
+    # it at 64 callers: 8 connections, one worker idle); over the runs with several connections
+    # (16 and 64 callers, the mixed run) every worker took calls.
+    several = [r["server_cpu_s_by_process"] for r in runs if r["callers"] > 1]
+    assert all(len(by_process) == (1 if workers == 1 else 1 + workers) for by_process in several)
+    for worker in range(1, workers + 1):
+        assert any(by_process[-worker] > 0 for by_process in several), several
 
     assert result["fill"]["episodes"] == STUDENTS * QUICK.episodes_per_student
     # FULL blocks of the filled chains carry the subject map, and some their beliefs already.
