@@ -272,6 +272,59 @@ async def test_a_record_question_that_names_the_records_own_events_is_about_the_
     assert wrong_check in [m.episode_id for m in got.memories]
 
 
+@pytest.mark.parametrize(
+    ("query", "old"),
+    [
+        ("i logaritmi li abbiamo già fatti, vero?", "Come si calcolano i logaritmi in base 2?"),
+        ("did you already show me how logarithms work?", "How do logarithms work in base 2?"),
+        ("les logarithmes, tu me les as déjà expliqués ?", "C'est quoi un logarithme en base 2 ?"),
+    ],
+)
+async def test_asking_whether_a_topic_was_done_recalls_the_old_exchange_about_it(
+    harness: Harness, query: str, old: str
+) -> None:
+    # A question of whether a topic was done, or explained, asks the record about that topic,
+    # said before or after its phrase.
+    reply = await harness.ingest(
+        [episode(old, ts(2026, 3, 2), key="old"), *noise(300, ts(2026, 9, 2))]
+    )
+    got = await block(harness, query, budget=300)
+    assert got.record_mode
+    assert reply.items[0].episode_id in [m.episode_id for m in got.memories]
+
+
+async def test_french_on_asking_about_a_day_is_a_record_question_about_it(
+    harness: Harness,
+) -> None:
+    # "on" (we) is the student and the tutor in a French sentence: the question asks what the
+    # sessions of last Monday (NOW's) were about. Read without a person, it was no record question.
+    reply = await harness.ingest(
+        [
+            episode("Comment on calcule un logarithme en base 2 ?", ts(2026, 11, 16, 15), key="m"),
+            *noise(20, ts(2026, 11, 17)),
+        ]
+    )
+    got = await block(harness, "lundi dernier on était sur quel chapitre ?")
+    assert got.record_mode
+    assert got.time_window.label.startswith("Monday")
+    assert [m.episode_id for m in got.memories] == [reply.items[0].episode_id]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "abbiamo fatto i logaritmi in classe, ma cos'è la base?",
+        "on a vu les logarithmes en cours, mais c'est quoi la base ?",
+    ],
+)
+async def test_saying_what_was_done_before_a_subject_question_is_no_record_question(
+    harness: Harness, query: str
+) -> None:
+    await harness.ingest(noise(5, ts(2026, 9, 1)))
+    got = await block(harness, query)
+    assert not got.record_mode
+
+
 @pytest.mark.parametrize("query", ["what is a prime number?", "perché è caduto l'impero romano?"])
 async def test_a_subject_question_stays_out_of_record_mode(harness: Harness, query: str) -> None:
     await harness.ingest(noise(5, ts(2026, 9, 1)))

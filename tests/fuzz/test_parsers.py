@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers.fuzz import fuzz_settings, hostile_text
+from tests.helpers.phrase_fields import WILDCARD_PHRASE_FIELDS
 from tutor_memory.domain import lang
 from tutor_memory.domain.beliefs.routing import Routing, route_topic
 from tutor_memory.domain.beliefs.spoken import is_spoken_expression
@@ -194,7 +195,7 @@ def _every_phrase() -> PhraseIndex[str]:
     return PhraseIndex(
         (compile_phrase(phrase), phrase, clitics(data, prepositions=True))
         for data in lang.all_languages()
-        for field in ("narration_markers", "record_triggers", "teach_triggers", "naming_links")
+        for field in WILDCARD_PHRASE_FIELDS
         for phrase in getattr(data, field)
     )
 

@@ -10,6 +10,7 @@ import pytest
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.lang import LANGUAGES, LanguageData
+from tutor_memory.domain.recall.timewords import WEEKDAYS
 from tutor_memory.domain.text.normalise import normalise
 from tutor_memory.domain.text.phrases import compile_phrase
 from tutor_memory.domain.text.words import stop_words, words
@@ -64,6 +65,7 @@ def _phrase_fields(data: LanguageData) -> dict[str, tuple[str, ...]]:
         "year_links": data.year_links,
         "range_links": data.range_links,
         "record_triggers": data.record_triggers,
+        "record_questions": data.record_questions,
         "narration_markers": data.narration_markers,
         "time_false_friends": data.time_false_friends,
     }
@@ -128,7 +130,7 @@ def test_ambiguous_months_are_month_names_of_the_same_language(code: str) -> Non
 
 def test_time_glosses_are_english_words_of_the_period_grammar() -> None:
     grammar = {"since", "between", "last", "this", "ago", "weekend", "fortnight"}
-    grammar |= {"day", "week", "month", "year"}
+    grammar |= {"day", "week", "month", "year"} | set(WEEKDAYS)
     for data in lang.all_languages():
         for source, english in data.time_glosses.items():
             for word in english.split():
@@ -319,3 +321,12 @@ def test_a_missing_concept_field_is_refused_by_name() -> None:
     del raw["teach_triggers"]
     with pytest.raises(ValueError, match=r"it\.json: 'teach_triggers'"):
         lang._parse("it", raw)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_no_phrase_is_both_a_record_trigger_and_a_record_question(code: str) -> None:
+    # A record question's phrase counts only in a clause that asks; the same phrase as a trigger
+    # would count anywhere and make the condition void.
+    data = lang.load(code)
+    triggers = {compile_phrase(p).items for p in data.record_triggers}
+    assert not [p for p in data.record_questions if compile_phrase(p).items in triggers]

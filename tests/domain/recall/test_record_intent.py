@@ -88,7 +88,7 @@ def test_a_question_closer_to_the_others_is_not() -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ["list the stuff i got wrong pls", "che esercizi ho sbagliato tre giorni fa"]
+    "query", ["list the things i keep messing up pls", "che esercizi ho sbagliato tre giorni fa"]
 )
 def test_a_message_without_a_question_mark_is_left_to_the_examples(query: str) -> None:
     # Students type questions without one, and requests that no asking verb opens.

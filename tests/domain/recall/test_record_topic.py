@@ -155,3 +155,125 @@ def test_brazilian_a_gente_is_the_student_and_the_tutor(query: str, topic: str |
 )
 def test_a_portuguese_request_for_today_is_no_record_question(query: str) -> None:
     assert not is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("did you already explain the nitrogen cycle to me?", "nitrogen cycle"),
+        ("you showed me how to balance equations, right?", "balance equations"),
+        ("mi avevi già spiegato i logaritmi?", "logaritmi"),
+        ("¿ya me enseñaste los vectores?", "vectores"),
+        ("tu m'as déjà montré les dérivées ?", "derivees"),
+        ("hast du mir die Zellatmung schon erklärt?", "zellatmung"),
+        ("hast du mir schon erklärt, wie Impfungen wirken?", "impfungen wirken"),
+        ("você já me explicou os logaritmos?", "logaritmos"),
+        ("انت شرحتلي البراكين قبل كده؟", "البراكين"),
+    ],
+)
+def test_what_the_tutor_explained_before_is_asked_of_the_record(query: str, topic: str) -> None:
+    # A German verb-final phrase holds its topic inside its long gap, or in the question it
+    # governs after a comma.
+    assert is_record_question(query)
+    assert record_topic(query) == topic
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "can you explain the nitrogen cycle to me?",
+        "puoi spiegarmi i logaritmi?",
+        "¿me enseñas los vectores?",
+        "tu peux me montrer les dérivées ?",
+        "kannst du mir die Zellatmung erklären?",
+        "você pode me explicar os logaritmos?",
+        "اشرحلي البراكين",
+    ],
+)
+def test_asking_for_an_explanation_now_is_no_record_question(query: str) -> None:
+    assert not is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("have we done logarithms yet?", "logarithms"),
+        ("abbiamo già visto le equazioni di secondo grado?", "equazioni"),
+        ("i logaritmi li abbiamo già fatti, vero?", "logaritmi"),
+        ("los vectores ya los vimos?", "vectores"),
+        ("les dérivées, on les a déjà vues ?", "derivees"),
+        ("la mitose on l'a déjà faite ?", "mitose"),
+        ("die Zellatmung haben wir schon gemacht?", "zellatmung"),
+        ("a gente já viu logaritmos?", "logaritmos"),
+        ("خلصت واجب الكيمياء ولا لسه؟", "الكيمياء"),
+    ],
+)
+def test_a_have_we_done_question_asks_the_record_about_its_topic(query: str, topic: str) -> None:
+    # A topic said before the phrase, as a noun phrase its article opens, is read there, in its
+    # clause or as the clause before it ("les dérivées, on les a déjà vues ?").
+    assert is_record_question(query)
+    assert record_topic(query) == topic
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "abbiamo fatto le frazioni in classe, ma cos'è un denominatore?",
+        "on a vu les fractions en cours, mais c'est quoi un dénominateur ?",
+        "terminei o livro de física. o que eu leio agora?",
+        "hemos visto las células en clase y tengo una duda: ¿qué es un ribosoma?",
+    ],
+)
+def test_a_have_we_done_phrase_in_a_statement_is_no_record_question(query: str) -> None:
+    # It tells what was done; the clause that asks asks something else.
+    assert not is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("mardi dernier on était sur quel chapitre ?", None),
+        ("on a travaillé sur quoi jeudi ?", None),
+        ("la semaine dernière on a fait quoi en chimie ?", "chimie"),
+        ("امبارح ذاكرنا ايه؟", None),
+        ("يوم الاتنين اتعلمنا ايه؟", None),
+    ],
+)
+def test_french_on_and_questions_that_ask_after_their_verb_ask_the_record(
+    query: str, topic: str | None
+) -> None:
+    # French "on" (we) is a person in a French sentence; its question word may follow the verb,
+    # as the Arabic spoken at home puts it too ("ذاكرنا ايه", what did we study).
+    assert is_record_question(query)
+    assert record_topic(query) == topic
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "which exams are on Monday, the math one?",
+        "what is on the test next week?",
+        "what happened on the day the Berlin wall fell?",
+    ],
+)
+def test_english_on_is_no_person(query: str) -> None:
+    assert not is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("honestly what did i get wrong", None),
+        ("the other day what did we do?", None),
+        ("the test went badly, what did i get wrong?", None),
+        ("what did i get wrong, which is weird", None),
+        ("fammi un elenco dei miei errori", None),
+        ("give me a quick summary of my progress", None),
+        ("hazme un resumen de lo que hemos visto", None),
+    ],
+)
+def test_a_lead_in_a_time_or_the_form_of_the_answer_is_no_topic(
+    query: str, topic: str | None
+) -> None:
+    assert is_record_question(query)
+    assert record_topic(query) == topic

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 
 from tests.helpers.linear_time import linear_time_tests
+from tests.helpers.phrase_fields import WILDCARD_PHRASE_FIELDS
 from tests.helpers.timing import EntryPoint
 from tutor_memory.domain import lang
 from tutor_memory.domain.text.normalise import normalise
@@ -34,7 +35,7 @@ def _every_phrase() -> PhraseIndex[None]:
     return PhraseIndex(
         (compile_phrase(phrase), None, clitics(data, prepositions=True))
         for data in lang.all_languages()
-        for field in ("narration_markers", "record_triggers", "teach_triggers", "naming_links")
+        for field in WILDCARD_PHRASE_FIELDS
         for phrase in getattr(data, field)
     )
 

@@ -30,6 +30,13 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   `tutor_memory.domain.recall.timewindow`'s grammar (see `tutor_memory.domain.recall.timewords`).
 - `record_triggers`: phrases by which a student asks about their own record ("what did I get
   wrong").
+- `record_questions`: phrases that ask about the record only in a clause that asks (a question
+  mark, a question word, an inverted verb; or followed by a tag question, "…, vero?"): "abbiamo *
+  fatto", "a gente * estudou", "haben wir ** gemacht", "خلصت". "le frazioni le abbiamo fatte?"
+  asks about the sessions; "abbiamo fatto le frazioni, ma cos'è un denominatore?" tells what was
+  done and asks something else. Matched as `record_triggers` are, with the same
+  `trigger_vetoes`. English asks by inverting its auxiliary ("have we done", "did I finish"),
+  which makes a question wherever it stands: those are `record_triggers`.
 - `topic_prepositions`: words that introduce what a record question is about ("what did I get wrong
   *about* fractions", "cosa abbiamo fatto *sulla* fotosintesi", "ماذا درسنا *عن* البراكين").
 - `scope_words`: words and phrases that qualify a record question's extent, frequency or tone and
@@ -213,6 +220,7 @@ _STRING_LIST_FIELDS = (
     "attached_prepositions",
     "attached_conjunctions",
     "record_triggers",
+    "record_questions",
     "topic_prepositions",
     "scope_words",
     "record_words",
@@ -294,6 +302,7 @@ class LanguageData:
     attached_conjunctions: tuple[str, ...]
     time_glosses: Mapping[str, str]
     record_triggers: tuple[str, ...]
+    record_questions: tuple[str, ...]
     topic_prepositions: tuple[str, ...]
     scope_words: tuple[str, ...]
     record_words: tuple[str, ...]

@@ -132,7 +132,12 @@ def clauses(text: str) -> list[str]:
     """The clauses of `text` (see the module docstring), each as written, with the marks that end
     it (a question mark) and the Spanish marks that open it."""
     tokens = tokenize(text)
-    starts = clause_starts(text, tokens)
+    return clause_texts(text, tokens, clause_starts(text, tokens))
+
+
+def clause_texts(text: str, tokens: Sequence[Token], starts: Sequence[int]) -> list[str]:
+    """`clauses(text)` for a caller that has its tokens (`tokenize(text)`) and their
+    `clause_starts` already."""
     out = []
     for n, first in enumerate(starts):
         last = (starts[n + 1] if n + 1 < len(starts) else len(tokens)) - 1

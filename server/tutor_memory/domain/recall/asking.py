@@ -10,27 +10,59 @@ need, kept below both:
   asking verb of the language files: "show me", "remind me", "dimmi");
 - `trigger_matches`: the record phrases of the language files (`record_triggers`: "what did I get
   wrong", "cosa abbiamo studiato"), matched on normalised words, each unless one of its language's
-  `trigger_vetoes` comes right before it ("¿por qué estudiamos…?" asks why).
+  `trigger_vetoes` comes right before it ("¿por qué estudiamos…?" asks why);
+- `question_matches`: the same for the phrases that ask about the record only in a clause that
+  asks (`record_questions`: "abbiamo fatto", "haben wir gemacht").
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.conceptmap.teaching import is_question
-from tutor_memory.domain.text.phrases import Match, PhraseIndex, compile_phrase
+from tutor_memory.domain.text.phrases import Match, Phrase, PhraseIndex, compile_phrase
 from tutor_memory.domain.text.words import clitics, words
 
 
-@functools.cache
-def _triggers() -> PhraseIndex[frozenset[str]]:
+@dataclass(frozen=True, slots=True)
+class RecordPhrase:
+    """A record phrase as matched: the phrase, and the words that veto it right before it."""
+
+    phrase: Phrase
+    vetoes: frozenset[str]
+
+
+def _record_phrases(field: str) -> PhraseIndex[RecordPhrase]:
     entries = []
     for data in lang.all_languages():
         glued = clitics(data, prepositions=True)  # Arabic بماذا أخطأت: "in what did I err"
         vetoes = frozenset(w for v in data.trigger_vetoes for w in words(v))
-        entries += [(compile_phrase(t), vetoes, glued) for t in data.record_triggers]
+        entries += [
+            (phrase := compile_phrase(t), RecordPhrase(phrase, vetoes), glued)
+            for t in getattr(data, field)
+        ]
     return PhraseIndex(entries)
+
+
+@functools.cache
+def _triggers() -> PhraseIndex[RecordPhrase]:
+    return _record_phrases("record_triggers")
+
+
+@functools.cache
+def _questions() -> PhraseIndex[RecordPhrase]:
+    return _record_phrases("record_questions")
+
+
+def _unvetoed(index: PhraseIndex[RecordPhrase], tokens: list[str]) -> list[Match[RecordPhrase]]:
+    return [
+        m
+        for m in index.find_all(tokens)
+        if m.start == 0 or tokens[m.start - 1] not in m.payload.vetoes
+    ]
 
 
 @functools.cache
@@ -42,18 +74,26 @@ def _requests() -> PhraseIndex[None]:
     return PhraseIndex(entries)
 
 
-def trigger_matches(tokens: list[str]) -> list[Match[frozenset[str]]]:
+def trigger_matches(tokens: list[str]) -> list[Match[RecordPhrase]]:
     """The record phrases among normalised `tokens`, vetoed ones left out."""
-    return [
-        m
-        for m in _triggers().find_all(tokens)
-        if m.start == 0 or tokens[m.start - 1] not in m.payload
-    ]
+    return _unvetoed(_triggers(), tokens)
+
+
+def question_matches(tokens: list[str]) -> list[Match[RecordPhrase]]:
+    """The phrases among normalised `tokens` that ask about the record only in a clause that asks
+    (`record_questions`: "abbiamo * fatto", "haben wir ** gemacht"), vetoed ones left out. Whether
+    their clause asks is the caller's to read (`tutor_memory.domain.recall.record_mode`)."""
+    return _unvetoed(_questions(), tokens)
+
+
+def request_matches(tokens: list[str]) -> Iterator[Match[None]]:
+    """The asking verbs ("show me", "dimmi") among normalised `tokens`."""
+    return _requests().find_all(tokens)
 
 
 def asks_words(query: str, tokens: list[str]) -> bool:
     """`asks` for a query whose normalised words the caller has already."""
-    return is_question(query) or any(True for _ in _requests().find_all(tokens))
+    return is_question(query) or any(True for _ in request_matches(tokens))
 
 
 def asks(query: str) -> bool:

@@ -15,7 +15,7 @@ Three readings share the language files' grammar of the past (`past_forms`, `pas
   after it, since alone it is a present ("have", "ho", "j'ai", "haben"), or right before it when
   the participle's shape has a prefix (German "was wir *gemacht haben*").
 
-Endings and whole past forms are read only on a sentence of their language (`_languages_of`;
+Endings and whole past forms are read only on a sentence of their language (`sentence_languages`;
 every language's when the sentence's is not guessed): French "a" (has) and German "was" (what)
 are no past in an English sentence. Endings count on words with at least `MIN_PAST_STEM` letters
 before the ending.
@@ -143,7 +143,7 @@ def _ends_with(
     return False
 
 
-def _languages_of(tokens: list[Token]) -> tuple[str, ...]:
+def sentence_languages(tokens: list[Token]) -> tuple[str, ...]:
     """The sentence's language by its stop words; on a tie, every language tied at the top ("El
     lunes resolviste…" has as many stop words of Spanish as of Portuguese); none without any."""
     code = guess_language(tokens)
@@ -183,7 +183,7 @@ def _own_past_forms(
 def past_with_a_person(sentence: str) -> bool:
     """A past form with the student or the tutor in it (see the module docstring)."""
     tokens = tokenize(sentence)
-    codes = _languages_of(tokens)
+    codes = sentence_languages(tokens)
     grammar = _joined(codes)
     person_ending = _ends_with(sentence, tokens, grammar.person_endings, grammar) or _any_at(
         "past_person_forms", sentence, tokens
@@ -217,7 +217,7 @@ def speaks_of_past(sentence: str) -> bool:
     alone, a past ending, or an auxiliary with a participle after it (see the module
     docstring)."""
     tokens = tokenize(sentence)
-    languages = _languages_of(tokens)
+    languages = sentence_languages(tokens)
     grammar = _joined(languages)
     if _any_at("past_person_forms", sentence, tokens) or _ends_with(
         sentence, tokens, grammar.person_endings + grammar.past_endings, grammar
@@ -256,7 +256,7 @@ def participles_of_perfects(
     - the last word of its clause (`clause_ends`: the positions of clauses' last words, in
       order), when that word has a participle's shape with a prefix, where German puts it ("was
       hast du mir über Brüche *beigebracht*")."""
-    codes = _languages_of(tokens)
+    codes = sentence_languages(tokens)
     grammar = _joined(codes)
     forms = list(_own_past_forms(sentence, tokens, codes))
     covered = {i for m in forms for i in range(m.start, m.end)}

@@ -42,6 +42,17 @@ class Phrase:
         return sum(1 if isinstance(item, str) else item for item in self.items)
 
     @property
+    def long_gap(self) -> bool:
+        """Whether the phrase has a `**` gap (a verb-final clause's)."""
+        return LONG_GAP in self.items
+
+    def word_positions(self, tokens: Sequence[str], start: int) -> list[int]:
+        """The positions of the phrase's own words in its match at `start` (the one
+        `PhraseIndex.find_all` reports there; [] if none): what is not a gap's."""
+        found = [start]
+        return found if _match_rest(tokens, start + 1, self.items, 1, found) is not None else []
+
+    @property
     def first(self) -> str:
         first = self.items[0]
         assert isinstance(first, str)  # guaranteed by compile_phrase
@@ -64,9 +75,14 @@ def compile_phrase(source: str) -> Phrase:
 
 
 def _match_rest(
-    tokens: Sequence[str], pos: int, items: Sequence[str | int], item: int = 1
+    tokens: Sequence[str],
+    pos: int,
+    items: Sequence[str | int],
+    item: int = 1,
+    found: list[int] | None = None,
 ) -> int | None:
-    """End index of the shortest match of items[item:] starting at `pos`, or None.
+    """End index of the shortest match of items[item:] starting at `pos`, or None; with `found`,
+    the positions of the phrase's words in that match are appended to it.
 
     The work per call is bounded by the phrase alone (its words, and the product of its gaps'
     sizes), never by the length of `tokens`: matching a whole text is linear in it.
@@ -76,13 +92,18 @@ def _match_rest(
         if isinstance(head, int):
             # A gap is always followed by a word (compile_phrase guarantees it): shortest skip
             # first.
+            kept = len(found) if found is not None else 0
             for skip in range(head + 1):
-                end = _match_rest(tokens, pos + skip, items, item + 1)
+                end = _match_rest(tokens, pos + skip, items, item + 1, found)
                 if end is not None:
                     return end
+                if found is not None:
+                    del found[kept:]
             return None
         if pos >= len(tokens) or tokens[pos] != head:
             return None
+        if found is not None:
+            found.append(pos)
         pos += 1
         item += 1
     return pos
