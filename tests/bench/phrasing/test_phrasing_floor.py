@@ -64,8 +64,8 @@ def test_record_questions_keep_their_precision(pooled: dict[str, dict[str, float
 # The second set (bench/phrasing/README.md), written blind after the detectors: its record
 # decision, pooled, as reached when it was added (the held-out half's precision since 82.8 -> 85.7
 # with the asked period; both halves' since the record phrases above: dev 92.7 / 74.5 -> 94.4 /
-# 99.0, held-out 85.7 / 69.9 -> 87.1 / 78.6). A half holds about 200 messages, about 100 of them record questions, so
-# an item weighs about a point: the margin leaves room for two or three.
+# 99.0, held-out 85.7 / 69.9 -> 87.1 / 78.6). A half holds about 200 messages, about 100 of them
+# record questions, so an item weighs about a point: the margin leaves room for two or three.
 SECOND_SET_MARGIN_POINTS = 3.0
 SECOND_REACHED = {"second-dev": (94.4, 99.0), "second-held-out": (87.1, 78.6)}
 
