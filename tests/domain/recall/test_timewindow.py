@@ -322,3 +322,26 @@ def test_a_period_past_the_calendars_end_names_no_window() -> None:
     last = 253_402_300_799 * 1_000_000
     assert parse_time_window("what did we do this month?", last, "Europe/Rome") is None
     assert parse_time_window("what did we do this year?", last - 86_400_000_000, "UTC") is None
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("راجعنا ايه من يومين؟", "2 days ago (2026-11-23)"),
+        ("اتكلمنا عن ايه من تلات أيام؟", "3 days ago (2026-11-22)"),
+        ("يوم الاتنين عملنا ايه؟", "Monday (2026-11-23)"),
+        ("ذاكرنا ايه النهارده؟", "today (2026-11-25, so far)"),
+    ],
+)
+def test_spoken_arabic_counts_days_back_with_min_and_names_them_its_own_way(
+    query: str, label: str
+) -> None:
+    # من before a duration is "ago" in spoken Arabic; ت is written for ث in its numerals and
+    # weekdays (تلات, الاتنين).
+    assert window(query).label == label
+
+
+@pytest.mark.parametrize("query", ["هل تتكون السنة من 12 شهر؟", "الشهر يتكون من 4 أسابيع"])
+def test_min_before_a_duration_in_the_present_counts_nothing_back(query: str) -> None:
+    # "a year made of twelve months": only a text that speaks of the past counts back.
+    assert parse_time_window(query, NOW, ROME) is None

@@ -28,6 +28,9 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   ("settimana scorsa", "الأسبوع الماضي"), numerals it lacks ("tre", "dos"), "the week before last"
   ("vorletzte": "ago last"), "weekend". The English words are those of
   `tutor_memory.domain.recall.timewindow`'s grammar (see `tutor_memory.domain.recall.timewords`).
+- `ago_prepositions`: words that, right before a number of days, weeks, months or years, count
+  them back from now, as "ago" does after them (spoken Arabic من: "من يومين", two days ago; "من
+  تلات أيام", three days ago). Single words.
 - `record_triggers`: phrases by which a student asks about their own record ("what did I get
   wrong").
 - `record_questions`: phrases that ask about the record only in a clause that asks (a question
@@ -219,6 +222,7 @@ _STRING_LIST_FIELDS = (
     "year_suffixes",
     "attached_prepositions",
     "attached_conjunctions",
+    "ago_prepositions",
     "record_triggers",
     "record_questions",
     "topic_prepositions",
@@ -301,6 +305,7 @@ class LanguageData:
     attached_prepositions: tuple[str, ...]
     attached_conjunctions: tuple[str, ...]
     time_glosses: Mapping[str, str]
+    ago_prepositions: tuple[str, ...]
     record_triggers: tuple[str, ...]
     record_questions: tuple[str, ...]
     topic_prepositions: tuple[str, ...]

@@ -43,6 +43,7 @@ from zoneinfo import ZoneInfo
 from tutor_memory.domain.clock import time_zone
 from tutor_memory.domain.recall.tense import speaks_of_past
 from tutor_memory.domain.recall.timewords import (
+    AGO,
     MONTHS,
     RANGE_WORD,
     UNITS,
@@ -69,7 +70,6 @@ _DAYS_PER_MONTH = 31
 _SATURDAY = 5
 _LAST = frozenset({"last", "past"})
 _THIS = "this"
-_AGO = "ago"
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,14 +248,14 @@ class _Reader:
             while (more := _number(self.at(j))) is not None:  # "a few days": "1 3 day"
                 n, j = more, j + 1
             unit = self.at(j)
-            if unit in UNITS and self.at(j + 1) == _AGO:
+            if unit in UNITS and self.at(j + 1) == AGO:
                 if self.anchored(j + 1):
                     return None, j + 2
                 if self.at(j + 2) in _LAST:
                     return _units_back(n + 1, unit, self.today), j + 3
                 return _units_back(n, unit, self.today), j + 2
             return None
-        if word == _AGO:
+        if word == AGO:
             if self.at(i + 1) in _LAST and self.at(i + 2) in UNITS:  # "vorletzte Woche"
                 return _units_back(2, self.at(i + 2), self.today), i + 3
             if self.at(i + 1) in UNITS:
@@ -274,9 +274,9 @@ class _Reader:
                 month = _add_months(month, -1)
             return _day(day, month.month, month.year, self.today), i + 2
         if word in UNITS:
-            if self.at(i + 1) == _AGO and self.anchored(i + 1):
+            if self.at(i + 1) == AGO and self.anchored(i + 1):
                 return None, i + 2
-            if self.at(i + 1) == _AGO:
+            if self.at(i + 1) == AGO:
                 n = 2 if self.at(i + 2) in _LAST else 1
                 return _units_back(n, word, self.today), i + (3 if n == 2 else 2)
             if self.at(i + 1) in _LAST:
@@ -403,7 +403,7 @@ class _Reader:
     def _ago_as_since(self, i: int) -> bool:
         """Arabic منذ, which the library reads "ago", means "since" before a month or a day."""
         nxt = self.at(i + 1)
-        return self.at(i) == _AGO and nxt not in UNITS and nxt not in _LAST and _number(nxt) is None
+        return self.at(i) == AGO and nxt not in UNITS and nxt not in _LAST and _number(nxt) is None
 
     def full_date(self, i: int) -> tuple[_Period | None, int] | None:
         """A day with its month at i ("23 january [2022]", "may 23 [2023]"), or None."""

@@ -9,8 +9,9 @@ Which library does what:
   now minus seven days), never periods, and reads "we" as Wednesday and "may" as May.
 - Our language files add what the library lacks (`time_glosses`: "since", "between", "last" after
   a weekday, numerals such as Italian "tre", "the week before last" words; month names such as the
-  Levantine Arabic ones) and what it gets wrong (`ambiguous_months`, `time_false_friends`:
-  "may I ask", "Julio César", "hoy en día").
+  Levantine Arabic ones; `ago_prepositions`: spoken Arabic "من يومين", two days ago, read so only
+  in a text that speaks of the past) and what it gets wrong (`ambiguous_months`,
+  `time_false_friends`: "may I ask", "Julio César", "hoy en día").
 - `tutor_memory.domain.recall.timewindow` turns the English reading into a calendar period.
 
 Fast path: a query holding no word of any language's time vocabulary (month, weekday and unit
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ from dateparser.conf import Settings
 from dateparser.languages.loader import default_loader
 
 from tutor_memory.domain import lang
+from tutor_memory.domain.recall.tense import speaks_of_past
 from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
 from tutor_memory.domain.text.words import clitics, stop_words, words
 
@@ -50,6 +52,8 @@ MONTHS = (
 )
 # The library's unit words that name calendar periods (hours and minutes are no record period).
 UNITS = ("day", "week", "fortnight", "month", "year")
+# The English reading's word after a number of units that counts them back from now.
+AGO = "ago"
 # Stop words a query must hold before its language is taken as known (see `_guess`).
 GUESS_MIN_STOP_WORDS = 2
 # What a masked word becomes before translation: a word the library leaves alone.
@@ -78,6 +82,9 @@ class _Language:
     weekday_abbreviations: frozenset[str]
     glosses: PhraseIndex[tuple[str, ...]]
     glued: tuple[str, ...]
+    # Words that count a number of units back from now when they come before it
+    # (`ago_prepositions`).
+    ago_prepositions: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +171,7 @@ def _vocabulary() -> _Vocabulary:
                 frozenset(_names(info, WEEKDAYS) - full - full_months),
                 PhraseIndex(glosses),
                 glued,
+                frozenset(w for p in data.ago_prepositions for w in words(p)),
             )
         )
     # "since" and "between" introduce a month as a month preposition does ("since March").
@@ -387,8 +395,10 @@ def _masked(raw: str, language: _Language) -> str:
     return "".join(out)
 
 
-def _glossed(translated: str, language: _Language) -> list[str]:
-    """The library's output as English words, our glosses applied to what it left untranslated."""
+def _glossed(translated: str, language: _Language, past: Callable[[], bool]) -> list[str]:
+    """The library's output as English words, our glosses applied to what it left untranslated;
+    an ago preposition counts back only in a text that speaks of the past (`past`): "السنة من 12
+    شهر" is a year made of twelve months."""
     tokens = [" ".join(words(t)) for t in _TOKEN.findall(translated)]
     tokens = [t for t in tokens if t]
     out: list[str] = []
@@ -402,6 +412,28 @@ def _glossed(translated: str, language: _Language) -> list[str]:
         else:
             out.append(tokens[i])
             i += 1
+    if language.ago_prepositions and language.ago_prepositions.intersection(out) and past():
+        return _counted_back(out, language.ago_prepositions)
+    return out
+
+
+def _counted_back(reading: list[str], prepositions: frozenset[str]) -> list[str]:
+    """`reading` with each "<ago preposition> <number> <unit>" read as "<number> <unit> ago"
+    (spoken Arabic "من 2 day", from two days, is two days ago)."""
+    out: list[str] = []
+    i = 0
+    while i < len(reading):
+        if (
+            reading[i] in prepositions
+            and i + 2 < len(reading)
+            and reading[i + 1].isdigit()
+            and reading[i + 2] in UNITS
+        ):
+            out += [reading[i + 1], reading[i + 2], AGO]
+            i += 3
+        else:
+            out.append(reading[i])
+            i += 1
     return out
 
 
@@ -413,12 +445,13 @@ def english_readings(text: str) -> Iterator[list[str]]:
         return
     raw = normalise_case(text)
     languages = _vocabulary().languages
+    past = functools.cache(functools.partial(speaks_of_past, text))
     for index in hit:
         language = languages[index]
         translated = language.locale.translate(
             _masked(raw, language), keep_formatting=False, settings=_SETTINGS
         )
-        yield _glossed(translated, language)
+        yield _glossed(translated, language, past)
 
 
 def normalise_case(text: str) -> str:
