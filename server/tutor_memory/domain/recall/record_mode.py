@@ -1,17 +1,21 @@
 """Is the student asking about their own record, and about which topic? (SPEC R6.3, R6.4)
 
 "What did I get wrong so far?", "cosa abbiamo studiato", "ماذا أخطأت": for such questions the block
-puts beliefs and earlier work (the whole conversation, not only checks) first and says so. Two
+puts beliefs and earlier work (the whole conversation, not only checks) first and says so. Three
 rules decide it:
 
 - a record phrase of the language files (`record_triggers`), matched on normalised words, so that
   case, accents, punctuation and Arabic letter variants don't matter; a trigger preceded by one of
   its language's `trigger_vetoes` is a different question ("¿por qué estudiamos…?" asks why)
   (`tutor_memory.domain.recall.asking`);
+- a phrase that asks about the record only in a clause that asks (`record_questions`: "le frazioni
+  le abbiamo fatte?", "…, vero?"), not in a statement beside another question ("abbiamo fatto le
+  frazioni, ma cos'è un denominatore?");
 - a question or request, with the student or the tutor in it (`pronouns`: "I", "we", "my",
-  "you"), that asks about a period of the student's calendar ("what did you show me last Friday",
-  "vor einem Monat, woran haben wir gearbeitet"): asking what happened in the student's own last
-  week is asking about the record, whatever verb carries it. The period comes from
+  "you"; one that is another language's function word only in a sentence of its own language,
+  French "on"), that asks about a period of the student's calendar ("what did you show me last
+  Friday", "vor einem Monat, woran haben wir gearbeitet"): asking what happened in the student's
+  own last week is asking about the record, whatever verb carries it. The period comes from
   `tutor_memory.domain.recall.asked_period.asked_window`, which only reads periods of the record
   (dated subject matter such as "in July 1789" names none) and only those the question is about
   ("I was off sick last week, what is a prime number?" names one and asks about another thing).
@@ -24,8 +28,11 @@ own words (`record_words`: "which questions did I get wrong in the *quizzes*" na
 the *fractions* quiz" names fractions) and the participle that completes a past ("hayamos
 *repasado*", "über Brüche *beigebracht*": `tense.participles_of_perfects`). The topic is read in
 the clause of the record phrase or the topic preposition (`asked_period.clause_starts`): "cosa
-abbiamo fatto ieri? boh, nn lo so" names none. A record question with a topic is recall *within*
-the record about that topic; without one, it is about the whole record (or the whole period).
+abbiamo fatto ieri? boh, nn lo so" names none. When nothing follows the phrase in its clause, it
+is read inside a verb-final phrase, in a question the phrase governs after a comma, or before the
+phrase as a noun phrase an article opens ("*le disequazioni* le abbiamo mai fatte?"). A record
+question with a topic is recall *within* the record about that topic; without one, it is about
+the whole record (or the whole period).
 Each reading is linear in the message (tests/domain/recall/test_linear_time.py).
 """
 
@@ -247,7 +254,7 @@ def _topic_prepositions() -> PhraseIndex[str]:
 
 
 def _prepositions_of(
-    query: str, spans: list[Token], tokens: list[str], phrase_words: set[int]
+    spans: list[Token], tokens: list[str], phrase_words: set[int]
 ) -> list[Match[str]]:
     """The topic prepositions of the message's languages (every language's when its stop words
     guess none), in order: French "du" (of the) is German "du" (you) in "kannst du mir
@@ -277,7 +284,7 @@ def record_topic(query: str) -> str | None:
     # alone may be content words ("far", "time", "started").
     scope = {i for m in _scope().find_all(tokens) for i in range(m.start, m.end)}
     phrase_words = {i for m in triggers for i in m.payload.phrase.word_positions(tokens, m.start)}
-    introduced = _prepositions_of(query, spans, tokens, phrase_words)
+    introduced = _prepositions_of(spans, tokens, phrase_words)
     at_preposition = {i for m in introduced for i in range(m.start, m.end)}
 
     def passable(i: int) -> bool:
