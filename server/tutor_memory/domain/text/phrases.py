@@ -127,6 +127,9 @@ class _Entry(Generic[T]):
     phrase: Phrase
     payload: T
     prefixes: tuple[str, ...]
+    # The phrase's second item when it is a word (no gap before it): the word right after the
+    # first, compared before the rest of the phrase is tried.
+    second: str | None
 
 
 class PhraseIndex(Generic[T]):
@@ -144,8 +147,9 @@ class PhraseIndex(Generic[T]):
         self.longest_span = 0
         for phrase, payload, entry_prefixes in entries:
             self.longest_span = max(self.longest_span, phrase.longest_span)
+            second = phrase.items[1] if len(phrase.items) > 1 else None
             self._by_first.setdefault(phrase.first, []).append(
-                _Entry(phrase, payload, entry_prefixes)
+                _Entry(phrase, payload, entry_prefixes, second if isinstance(second, str) else None)
             )
             prefixes.update(entry_prefixes)
         self._prefixes = tuple(sorted(p for p in prefixes if p))
@@ -159,9 +163,12 @@ class PhraseIndex(Generic[T]):
         heads = [(token, "")]
         if token[:1] in self._prefix_initials:
             heads += [(token[len(p) :], p) for p in self._prefixes if token.startswith(p)]
+        after = tokens[start + 1] if start + 1 < len(tokens) else None
         for head, prefix in heads:
             for entry in self._by_first.get(head, ()):
-                if prefix and prefix not in entry.prefixes:
+                if (prefix and prefix not in entry.prefixes) or (
+                    entry.second is not None and entry.second != after
+                ):
                     continue
                 end = _match_rest(tokens, start + 1, entry.phrase.items)
                 if end is not None:
