@@ -177,7 +177,9 @@ of these is the student's own words, not a subject term.
 - `asking_verbs`: asking and explaining verbs, imperative as students type them ("explain",
   "spiegami", "explícame", "اشرح").
 - `pronouns`: first- and second-person pronouns; phrases where the bare word is also an article or a
-  preposition elsewhere (English "I" is Italian "i": "i am", "i don't").
+  preposition elsewhere (English "I" is Italian "i": "i am", "i don't"). A single word that is a
+  stop word of another language counts as a person only in a sentence of its own language (French
+  "on", we, against English "on": `tutor_memory.domain.recall.record_mode`).
 - `fillers`: discourse fillers and politeness ("ok", "bueno", "allora", "يعني").
   None of these four may list a word that is an article of any language (a test checks it).
 
