@@ -44,7 +44,7 @@ import re
 from collections.abc import Sequence
 
 from tutor_memory.domain import lang
-from tutor_memory.domain.recall.asking import asks, trigger_matches
+from tutor_memory.domain.recall.asking import asks, one_word_question_words, trigger_matches
 from tutor_memory.domain.recall.tense import speaks_of_past
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
 from tutor_memory.domain.recall.timewords import MONTHS, has_time_words
@@ -80,12 +80,10 @@ def _function_words() -> frozenset[str]:
     a question word standing alone ("how are you today?" asks something of its own; "and in
     July?" does not)."""
     found = set(stop_words())
-    asking = set()
     for data in lang.all_languages():
         for field in _FUNCTION_FIELDS:
             found |= {w for p in getattr(data, field) for w in words(p)}
-        asking |= {w for p in data.question_words if len(single := words(p)) == 1 for w in single}
-    return frozenset(found - asking)
+    return frozenset(found - one_word_question_words())
 
 
 def _breaks_before(text: str, tokens: Sequence[Token], i: int) -> bool:

@@ -91,6 +91,17 @@ def request_matches(tokens: list[str]) -> Iterator[Match[None]]:
     return _requests().find_all(tokens)
 
 
+@functools.cache
+def one_word_question_words() -> frozenset[str]:
+    """The question words of one word, normalised ("how", "wie", "come"; not "o que")."""
+    return frozenset(
+        single[0]
+        for data in lang.all_languages()
+        for q in data.question_words
+        if len(single := words(q)) == 1
+    )
+
+
 def asks_words(query: str, tokens: list[str]) -> bool:
     """`asks` for a query whose normalised words the caller has already."""
     return is_question(query) or any(True for _ in request_matches(tokens))

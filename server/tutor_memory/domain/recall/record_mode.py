@@ -44,12 +44,15 @@ import re
 from collections.abc import Callable
 
 from tutor_memory.domain import lang
+from tutor_memory.domain.conceptmap.canonical import has_article_prefix
+from tutor_memory.domain.conceptmap.nounphrase import articles
 from tutor_memory.domain.conceptmap.teaching import QUESTION_MARKS
 from tutor_memory.domain.recall.asked_period import asked_window, clause_starts, clause_texts
 from tutor_memory.domain.recall.asking import (
     RecordPhrase,
     asks,
     asks_words,
+    one_word_question_words,
     question_matches,
     request_matches,
     trigger_matches,
@@ -377,18 +380,7 @@ def _governed_question(query: str, spans: list[Token], starts: list[int], i: int
         and query.rstrip()[-1:] in QUESTION_MARKS
         and any(c in CLAUSE_MARKS for c in gap)
         and not any(c in SENTENCE_END_MARKS for c in gap)
-        and _words_of(spans[i : i + 1])[0] in _question_words()
-    )
-
-
-@functools.cache
-def _question_words() -> frozenset[str]:
-    """The question words of one word ("how", "wie", "come")."""
-    return frozenset(
-        single[0]
-        for data in lang.all_languages()
-        for q in data.question_words
-        if len(single := words(q)) == 1
+        and _words_of(spans[i : i + 1])[0] in one_word_question_words()
     )
 
 
@@ -415,7 +407,7 @@ def _said_before(
     if any(opened <= r < first for r in requests):
         return []
     for i in range(opened, first):
-        if tokens[i] in _articles() or _glued_article(tokens[i]):
+        if tokens[i] in articles() or _glued_article(tokens[i]):
             kept = _article_led(tokens, i, first, time_words, content)
             if kept:
                 return kept
@@ -425,7 +417,7 @@ def _said_before(
     before = starts[at - 1]
     if (
         any(before <= r < opened for r in requests)
-        or not (tokens[before] in _articles() or _glued_article(tokens[before]))
+        or not (tokens[before] in articles() or _glued_article(tokens[before]))
         or any(t in _not_topic() and t not in stop_words() for t in tokens[before:opened])
     ):
         return []
@@ -446,20 +438,6 @@ def _article_led(
     return content(article if _glued_article(tokens[article]) else article + 1, end)
 
 
-@functools.cache
-def _articles() -> frozenset[str]:
-    return frozenset(w for data in lang.all_languages() for a in data.articles for w in words(a))
-
-
-@functools.cache
-def _article_prefixes() -> tuple[str, ...]:
-    return tuple(
-        w for data in lang.all_languages() for p in data.article_prefixes for w in words(p)
-    )
-
-
 def _glued_article(token: str) -> bool:
     """Whether `token` is a word with an article glued to its start (Arabic ال)."""
-    return token not in stop_words() and any(
-        token.startswith(p) and len(token) > len(p) + 1 for p in _article_prefixes()
-    )
+    return token not in stop_words() and has_article_prefix(token)
