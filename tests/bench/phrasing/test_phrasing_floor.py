@@ -28,12 +28,14 @@ FLOOR_MARGIN_POINTS = 2.0
 # is a person and makes record phrases: record 91.9 / 81.9 -> 92.0 / 83.3, topic -> 75.6 / 58.2.
 # Then questions of what the tutor explained, "have we done X?" in a clause that asks, French
 # "on", spoken Arabic, and topics said before their phrase: record -> 92.4 / 88.1, topic -> 81.4
-# / 69.1.
+# / 69.1. Then notes announced in more ways (cues that begin with a question word, "note that"
+# about the student's own setting, colloquial cues): teaching 100.0 / 87.4 -> 100.0 / 100.0,
+# record precision 92.4 -> 93.6 (messages that teach are not record questions by example).
 REACHED = {
-    "record": (92.4, 88.1),
-    "record_topic": (81.4, 69.1),
+    "record": (93.6, 88.1),
+    "record_topic": (83.2, 69.1),
     "period": (100.0, 98.3),
-    "teaching": (100.0, 87.4),
+    "teaching": (100.0, 100.0),
     "narration": (97.5, 85.3),
 }
 # Issue 13: the record decision may not buy recall with precision below this, whatever the floor.
@@ -64,10 +66,11 @@ def test_record_questions_keep_their_precision(pooled: dict[str, dict[str, float
 # The second set (bench/phrasing/README.md), written blind after the detectors: its record
 # decision, pooled, as reached when it was added (the held-out half's precision since 82.8 -> 85.7
 # with the asked period; both halves' since the record phrases above: dev 92.7 / 74.5 -> 94.4 /
-# 99.0, held-out 85.7 / 69.9 -> 87.1 / 78.6). A half holds about 200 messages, about 100 of them
+# 99.0, held-out 85.7 / 69.9 -> 87.1 / 78.6; the dev half's precision -> 97.1 with the notes
+# announced in more ways). A half holds about 200 messages, about 100 of them
 # record questions, so an item weighs about a point: the margin leaves room for two or three.
 SECOND_SET_MARGIN_POINTS = 3.0
-SECOND_REACHED = {"second-dev": (94.4, 99.0), "second-held-out": (87.1, 78.6)}
+SECOND_REACHED = {"second-dev": (97.1, 99.0), "second-held-out": (87.1, 78.6)}
 
 
 @pytest.mark.parametrize("half", sorted(SECOND_REACHED))

@@ -209,8 +209,11 @@ def test_statements_are_not_questions(text: str) -> None:
         ("fyi our exam board marks every graph without a title down", "exam board"),
         ("heads up: we call the cathode the negative side", "cathode"),
         ("going forward, use centimetres in the answers", "centimetres"),
-        ("remember, our teacher writes the quadratic formula with a fraction bar", "teacher"),
-        ("per la prossima volta: la nostra prof chiama il vacuolo il magazzino", "prof"),
+        (
+            "remember, our teacher writes the quadratic formula with a fraction bar",
+            "quadratic formula",
+        ),
+        ("per la prossima volta: la nostra prof chiama il vacuolo il magazzino", "vacuolo"),
         ("ab sofort rechnen wir mit g = 10", "rechnen"),
         ("a partir de ahora, usa la coma decimal conmigo", "usa"),
         ("à l'avenir, écris les vecteurs avec une flèche", "écris"),
@@ -264,3 +267,76 @@ def test_a_tail_ends_a_sentence_of_many_clauses_and_keeps_what_came_before() -> 
 )
 def test_keep_cues_without_a_note_or_in_a_question_do_not_teach(text: str) -> None:
     assert detect_teaching(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("para que lo sepas, escribimos la multiplicación con un punto", "multiplicación"),
+        ("que conste que en clase usamos la coma decimal", "coma decimal"),
+        ("pa que sepas: el profe llama a la mitocondria la central", "mitocondria"),
+    ],
+)
+def test_a_cue_that_opens_with_a_question_word_still_teaches(text: str, topic: str) -> None:
+    # Accents are not compared at a clause's start: "para que" is also "para qué" (what for),
+    # "que" also "qué"; the longer phrase, the cue, is what the words say.
+    taught = detect_teaching(text)
+    assert taught is not None
+    assert taught.topic == topic
+
+
+@pytest.mark.parametrize(
+    "text", ["para qué sirve la mitocondria", "que es la fotosintesis", "qué significa pH"]
+)
+def test_the_question_words_those_cues_begin_with_still_ask(text: str) -> None:
+    assert is_question(text)
+    assert detect_teaching(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("note that in our textbook the anode is drawn on the left", "anode"),
+        ("note that I'm doing the higher tier paper", "higher tier paper"),
+        ("note que notre manuel c'est le Hatier", "manuel"),
+        ("nota che nel nostro libro la cella è disegnata a destra", "libro"),
+        ("beachte, dass unser Lehrer Vektoren mit Pfeil schreibt", "lehrer"),
+    ],
+)
+def test_a_cue_of_exposition_teaches_a_note_about_the_students_own_setting(
+    text: str, topic: str
+) -> None:
+    taught = detect_teaching(text)
+    assert taught is not None
+    assert topic in taught.topic.casefold()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "note that the anode is negative in a galvanic cell",
+        "Note that we can factor the numerator first.",
+        "note que la dérivée de x² est 2x",
+        "beachte, dass die Ableitung von x² gleich 2x ist",
+    ],
+)
+def test_a_cue_of_exposition_about_the_subject_alone_teaches_nothing(text: str) -> None:
+    # As a textbook or a pasted exercise says it: nothing of the student's own setting.
+    assert detect_teaching(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("just so you know, our teacher calls the mitochondria the powerhouse", "mitochondria"),
+        ("je te préviens, notre prof appelle le noyau le cerveau de la cellule", "noyau"),
+        ("não esquece que o professor chama o núcleo de 'cérebro da célula'", "núcleo"),
+        ("للعلم، المعلم يسمي الميتوكوندريا محطة الطاقة", "الميتوكوندريا"),
+    ],
+)
+def test_what_the_teacher_calls_something_is_named_by_the_thing_not_the_teacher(
+    text: str, topic: str
+) -> None:
+    taught = detect_teaching(text)
+    assert taught is not None
+    assert taught.topic == topic

@@ -37,6 +37,8 @@ CONCEPT_PHRASE_FIELDS = (
     "consider_links",
     "teach_framings",
     "naming_verbs",
+    "own_cues",
+    "own_words",
     "question_words",
     "asking_verbs",
     "pronouns",
@@ -129,7 +131,7 @@ def test_ambiguous_months_are_month_names_of_the_same_language(code: str) -> Non
 
 
 def test_time_glosses_are_english_words_of_the_period_grammar() -> None:
-    grammar = {"since", "between", "last", "this", "ago", "weekend", "fortnight"}
+    grammar = {"since", "between", "last", "this", "ago", "weekend", "fortnight", "start"}
     grammar |= {"day", "week", "month", "year"} | set(WEEKDAYS)
     for data in lang.all_languages():
         for source, english in data.time_glosses.items():
@@ -330,3 +332,10 @@ def test_no_phrase_is_both_a_record_trigger_and_a_record_question(code: str) -> 
     data = lang.load(code)
     triggers = {compile_phrase(p).items for p in data.record_triggers}
     assert not [p for p in data.record_questions if compile_phrase(p).items in triggers]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_no_cue_of_exposition_is_also_a_cue_that_teaches_on_its_own(code: str) -> None:
+    data = lang.load(code)
+    unconditional = {_key(p) for p in data.keep_cues + data.teach_triggers}
+    assert [p for p in data.own_cues if _key(p) in unconditional] == []

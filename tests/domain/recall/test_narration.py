@@ -144,3 +144,38 @@ def test_a_past_with_the_student_or_the_tutor_in_a_period_narrates(text: str) ->
 )
 def test_plans_recaps_without_a_period_and_history_do_not_narrate(text: str) -> None:
     assert not is_narration(text, NOW_US, "UTC")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Last week's lessons were about the nervous system.",
+        "La settimana scorsa le lezioni erano sulle equazioni.",
+        "La semana pasada las clases fueron sobre la célula.",
+        "Na semana passada as aulas foram sobre frações.",
+    ],
+)
+def test_the_sessions_themselves_are_a_person_of_a_narration(text: str) -> None:
+    assert is_narration(text, NOW_US, "UTC")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Since the start of the year you have solved sixty equations.",
+        "Dall'inizio del mese hai fatto nove esercizi sui vettori.",
+        "Au début de la semaine, tu as eu tout juste aux questions sur les fractions.",
+        "Anfang des Monats hattest du Probleme mit Brüchen.",
+        "Entre 2 e 9 de março você trabalhou com porcentagem.",
+        "بين ٢ و٩ مارس اشتغلت على النسب المئوية.",
+    ],
+)
+def test_periods_named_by_their_start_or_a_range_of_days_narrate(text: str) -> None:
+    assert is_narration(text, NOW_US, "UTC")
+
+
+@pytest.mark.parametrize(
+    "text", ["The lesson starts at 5 pm today.", "Let's start the week with fractions."]
+)
+def test_a_lesson_to_come_or_a_start_to_make_does_not_narrate(text: str) -> None:
+    assert not is_narration(text, NOW_US, "UTC")

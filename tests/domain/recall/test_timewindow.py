@@ -345,3 +345,73 @@ def test_spoken_arabic_counts_days_back_with_min_and_names_them_its_own_way(
 def test_min_before_a_duration_in_the_present_counts_nothing_back(query: str) -> None:
     # "a year made of twelve months": only a text that speaks of the past counts back.
     assert parse_time_window(query, NOW, ROME) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what have we done since the start of the year?",
+        "cosa abbiamo fatto dall'inizio dell'anno?",
+        "¿qué hemos hecho desde principios de año?",
+        "qu'est-ce qu'on a fait depuis le début de l'année ?",
+        "was haben wir seit Anfang des Jahres gemacht?",
+        "o que fizemos desde o começo do ano?",
+        "ماذا درسنا منذ بداية السنة؟",
+    ],
+)
+def test_since_the_start_of_the_year_is_this_year_so_far(query: str) -> None:
+    found = window(query)
+    assert found.start_us == us("2026-01-01T00:00:00")
+    assert found.end_us == NOW + 1
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        ("what did we do at the start of the month?", "2026-11-01"),
+        ("cosa abbiamo fatto all'inizio del mese?", "2026-11-01"),
+        ("o que fizemos no começo desta semana?", "2026-11-23"),
+        ("qu'est-ce qu'on a fait en début de semaine ?", "2026-11-23"),
+    ],
+)
+def test_the_start_of_a_month_or_week_is_that_month_or_week_so_far(query: str, first: str) -> None:
+    found = window(query)
+    assert found.start_us == us(f"{first}T00:00:00")
+    assert found.end_us == NOW + 1
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how do I start this problem?",
+        "depuis 2 semaines on travaille les fractions",
+        "since year 7 we have done algebra",
+    ],
+)
+def test_a_start_without_its_unit_or_a_count_of_units_names_no_period(query: str) -> None:
+    assert parse_time_window(query, NOW, ROME) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("o que estudamos entre 2 e 9 de março?", "2026-03-02 to 2026-03-09"),
+        ("o que fizemos em 9 de março?", "2026-03-09"),
+        ("ماذا درسنا بين ٢ و٩ مارس؟", "2026-03-02 to 2026-03-09"),
+    ],
+)
+def test_a_day_number_without_an_article_dates_an_ambiguous_month(query: str, label: str) -> None:
+    assert label in window(query).label
+
+
+@pytest.mark.parametrize(
+    ("query", "day"),
+    [
+        ("¿qué errores hice esta mañana?", "2026-11-25"),
+        ("¿qué hicimos esta tarde?", "2026-11-25"),
+        ("¿qué hicimos anoche?", "2026-11-24"),
+        ("o que fizemos esta manhã?", "2026-11-25"),
+    ],
+)
+def test_this_morning_and_last_night_are_today_and_yesterday(query: str, day: str) -> None:
+    assert day in window(query).label

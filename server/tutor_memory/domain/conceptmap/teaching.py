@@ -5,10 +5,11 @@ in every language file (`teach_triggers`, `consider_triggers` + `consider_links`
 "recuerda que", "souviens-toi que", "denk daran, dass", "merk dir", "lembre-se de que", "تذكر أن".
 A trigger counts only at the start of a clause, after optional lead-ins ("ok so", "allora",
 "by the way"): "I don't remember that" does not teach. "Note that" is deliberately not a trigger:
-tutors and course files use it for ordinary exposition, and every pasted paragraph would teach.
+tutors and course files use it for ordinary exposition, and every pasted paragraph would teach; it
+teaches only as a cue about the student's own setting (below).
 
 A message also teaches when it says, in so many words, that what it tells is for later (issue 13:
-"Just so you know for next time: in our class we call it the powerhouse"). Four shapes, each an
+"Just so you know for next time: in our class we call it the powerhouse"). Five shapes, each an
 explicit request to keep something, so R4.3 still holds (a statement of fact without one teaches
 nothing):
 - an announcing cue at the start of a clause (`keep_cues`: "just so you know", "for next time",
@@ -17,6 +18,9 @@ nothing):
   punctuation or by a word that is neither a question word nor an errand's infinitive marker:
   "remember we say 'times tables'" teaches, "remember what that means" and "remember to bring the
   book" do not;
+- a cue of exposition that teaches only about the student's own setting (`own_cues`: "note
+  that", "note que"; `own_words`: "I", "my", "our", "je", "notre"): "note that in our textbook the
+  anode is on the left" teaches, "note that the anode is negative", as a textbook says it, does not;
 - a label followed by a colon, comma or dash (`keep_labels`: "heads up:", "nota bene:", "achtung:");
 - a tail that ends the sentence (`keep_tails`: "…, keep that in mind", "tienilo presente", "merk dir
   das"): the note is what comes before it; a sentence that is only the tail keeps the sentence
@@ -111,6 +115,15 @@ class _Sentence:
         index = _index("consider_links")
         return [i for i in range(len(self.tokens)) if longest_at(index, self.tokens, i)]
 
+    @functools.cached_property
+    def _own_word_starts(self) -> list[int]:
+        index = _index("own_words")
+        return [i for i in range(len(self.tokens)) if longest_at(index, self.tokens, i)]
+
+    def speaks_of_own_from(self, pos: int) -> bool:
+        """Whether a word of the student's own setting (`own_words`) starts at or after `pos`."""
+        return bisect.bisect_left(self._own_word_starts, pos) < len(self._own_word_starts)
+
     def first_link_from(self, pos: int) -> int | None:
         """The first token at or after `pos` where a link of "consider X as Y" starts."""
         found = bisect.bisect_left(self._link_starts, pos)
@@ -131,11 +144,23 @@ class _Sentence:
         return end
 
 
+# Phrases that announce a note: a question opener they begin with opens none ("para qué", what
+# for, begins Spanish "para que lo sepas", so that you know; "qué" begins "que conste que").
+_NOTE_OPENERS = ("teach_triggers", "keep_cues", "keep_verbs", "keep_labels", "own_cues")
+
+
 def _opens_question(tokens: Sequence[Token]) -> bool:
     pos = 0
     while pos < len(tokens):
-        if longest_at(_index("question_openers"), tokens, pos) is not None:
-            return True
+        opener = longest_at(_index("question_openers"), tokens, pos)
+        if opener is not None:
+            # The longest phrase at a position is the one read: accents are not compared here
+            # (students leave them out), so a question word and a note's opening words collide.
+            return not any(
+                (note := longest_at(_index(field), tokens, pos)) is not None
+                and note.end > opener.end
+                for field in _NOTE_OPENERS
+            )
         lead = longest_at(_index("lead_ins"), tokens, pos)
         if lead is None:
             return False
@@ -217,6 +242,13 @@ def _after_keep_cues(reading: _Sentence, pos: int) -> int | None:
     found = None
     while pos < len(tokens):
         cue = longest_at(_index("keep_cues"), tokens, pos)
+        own = longest_at(_index("own_cues"), tokens, pos)
+        if (
+            own is not None
+            and (cue is None or own.end > cue.end)
+            and reading.speaks_of_own_from(own.end)
+        ):
+            cue = own
         verb = longest_at(_index("keep_verbs"), tokens, pos)
         label = longest_at(_index("keep_labels"), tokens, pos)
         if cue is not None and (verb is None or cue.end >= verb.end):

@@ -163,6 +163,16 @@ Teaching and questions (SPEC R4; `tutor_memory.domain.conceptmap.teaching`):
 - `keep_tails`: phrases that end a sentence and ask the tutor to keep what came before it ("…,
   keep that in mind", "tienilo presente", "merk dir das", "خذ هذا بعين الاعتبار"); alone in their
   sentence, they ask to keep the sentence before.
+- `own_cues`: phrases that announce a note at the start of a clause only when the note speaks of
+  the student's own setting ("note that", "note que", "nota che", "beachte, dass", "لاحظ أن"):
+  textbooks and pasted exercises use them for ordinary exposition ("note that the anode is
+  negative"), a student for a fact about their class ("note that in our textbook the anode is on
+  the left", "note que je passe le bac"). They teach when one of `own_words` follows in the
+  sentence.
+- `own_words`: words by which a note speaks of the student's own setting: the first person
+  singular ("I", "my", "je", "mi", "ich"; verb forms that carry it, "sono", "estoy") and the
+  possessives of the first person plural ("our", "notre", "nostro", "unser", "nossa"). Not the
+  bare "we", which textbooks use for their readers ("note that we can factor…").
 - `consider_triggers`, `consider_links`: "consider X as Y" in pieces: the verb and the word that
   follows X ("consider" … "as", "considera" … "come"). Any trigger pairs with any link of its file.
 - `teach_framings`: framing at the start of a note that is not its subject ("in our class", "qui",
@@ -266,6 +276,8 @@ _STRING_LIST_FIELDS = (
     "keep_verb_vetoes",
     "keep_labels",
     "keep_tails",
+    "own_cues",
+    "own_words",
     "consider_triggers",
     "consider_links",
     "teach_framings",
@@ -351,6 +363,8 @@ class LanguageData:
     keep_verb_vetoes: tuple[str, ...]
     keep_labels: tuple[str, ...]
     keep_tails: tuple[str, ...]
+    own_cues: tuple[str, ...]
+    own_words: tuple[str, ...]
     consider_triggers: tuple[str, ...]
     consider_links: tuple[str, ...]
     teach_framings: tuple[str, ...]

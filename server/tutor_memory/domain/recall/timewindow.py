@@ -24,9 +24,13 @@ exclusive end. The forms and what they mean:
   come. A bare year ("in 2025"): that year. A dated period older than `RECORD_HORIZON_YEARS` or
   still to come is subject matter ("the Bastille fell in July 1789"), not the student's record:
   no window.
-- "since X": from the start of X up to now. A range, "between 3 and 10 May", "from 3 to 10 May",
-  "from the 3rd to the 10th", "between March and May", "von März bis Mai": from the first day to
-  the end of the last (a range of months that passes New Year starts in the year before).
+- "the start of the month / week / year", naming none: the current one so far (a day of it is
+  no more precise than that).
+- "since X": from the start of X up to now; "since the start of the year / month / week", naming
+  no year, month or week: from the start of the current one. A range, "between 3 and 10 May",
+  "from 3 to 10 May", "from the 3rd to the 10th", "between March and May", "von März bis Mai":
+  from the first day to the end of the last (a range of months that passes New Year starts in
+  the year before).
 - A period still running at `now` ends just after `now` (`now_us + 1`, so that `now` itself is
   inside), and its label says "so far". The first expression in the query wins; its English
   reading is in `expression`.
@@ -46,6 +50,7 @@ from tutor_memory.domain.recall.timewords import (
     AGO,
     MONTHS,
     RANGE_WORD,
+    START,
     UNITS,
     WEEKDAYS,
     english_readings,
@@ -70,6 +75,8 @@ _DAYS_PER_MONTH = 31
 _SATURDAY = 5
 _LAST = frozenset({"last", "past"})
 _THIS = "this"
+# Units whose current one "since the start of the …" names (a fortnight has no agreed start).
+_CURRENT_UNITS = frozenset({"day", "week", "month", "year"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,8 +317,14 @@ class _Reader:
             return _weekend(self.today), i + 1
         return None
 
+    def start_of(self, i: int) -> tuple[_Period | None, int] | None:
+        """ "start (of the) month / week / year" naming no month, week or year: the current one so
+        far ("at the start of the month you struggled", "all'inizio del mese", "au début du
+        mois", "no começo desta semana" reads "start this week", which `relative` reads)."""
+        return self.current_unit(i) if self.at(i) == START else None
+
     def simple(self, i: int) -> tuple[_Period | None, int] | None:
-        for read in (self.relative, self.named_day, self.dated):
+        for read in (self.relative, self.named_day, self.dated, self.start_of):
             found = read(i)
             if found is not None:
                 return found
@@ -335,6 +348,33 @@ class _Reader:
                 return None, end
             return _Period(period.first, self.today + timedelta(days=1),
                            f"since {period.label}", show_days=True), end  # fmt: skip
+        return self.since_start(i)
+
+    def since_start(self, i: int) -> tuple[_Period | None, int] | None:
+        """ "since the start of the year / month / week" with no period named: the current one
+        so far."""
+        found = self.current_unit(i)
+        if found is None:
+            return None
+        current, end = found
+        return _Period(current.first, self.today + timedelta(days=1),
+                       f"since the start of {current.label}", show_days=True), end  # fmt: skip
+
+    def current_unit(self, i: int) -> tuple[_Period, int] | None:
+        """The current year, month, week or day, named by its unit alone a few words after i:
+        the words between are whatever the library leaves of "the start of" ("inizio dell'",
+        "principios de", "o começo do", "le début de l'", بداية), at most SINCE_GAP. A number
+        next to the unit makes it something else ("depuis 2 semaines", for two weeks; "since
+        year 7", a school year), and "last" or "this" another period, read where it stands."""
+        for j in range(i + 1, min(i + 2 + SINCE_GAP, len(self.t))):
+            word = self.at(j)
+            if _number(word) is not None or word in _LAST or word == _THIS:
+                return None
+            if word in _CURRENT_UNITS:
+                if _number(self.at(j + 1)) is not None or self.at(j + 1) in (AGO, *_LAST):
+                    return None
+                current = _units_back(0, word, self.today)
+                return (current, j + 1) if current is not None else None
         return None
 
     def _skip_words(self, j: int) -> int:
@@ -437,7 +477,7 @@ class _Reader:
             if word == "since":
                 found = self.since(i)
             elif self._ago_as_since(i):
-                found = self.since(i, gap=0)
+                found = self.since(i, gap=0) or self.since_start(i)
             elif word == "between":
                 found = self.between(i)
             else:

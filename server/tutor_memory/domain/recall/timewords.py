@@ -54,6 +54,8 @@ MONTHS = (
 UNITS = ("day", "week", "fortnight", "month", "year")
 # The English reading's word after a number of units that counts them back from now.
 AGO = "ago"
+# The English reading's word for "the start of" a period (see `timewindow`).
+START = "start"
 # Stop words a query must hold before its language is taken as known (see `_guess`).
 GUESS_MIN_STOP_WORDS = 2
 # What a masked word becomes before translation: a word the library leaves alone.
@@ -154,7 +156,15 @@ def _vocabulary() -> _Vocabulary:
             ]  # fmt: skip
         for source, english in data.time_glosses.items():
             glosses.append((compile_phrase(source), tuple(english.split()), glued))
-        own = {w for p, _, _ in glosses for w in p.items if isinstance(w, str)}
+        # A word for "the start of" names no period without a unit, and a unit opens the slow
+        # path by itself: alone, the word stays on the fast path ("how do I start this?").
+        own = {
+            w
+            for p, english, _ in glosses
+            if english != (START,)
+            for w in p.items
+            if isinstance(w, str)
+        }
         # A month or weekday abbreviation that is a function word somewhere ("we", "mar") never
         # opens the slow path alone; unit and relative words do, even when they are ("hier" is
         # German "here", "mes" French "my"): the slow path then finds no period.
@@ -291,10 +301,19 @@ def _masked(raw: str, language: _Language) -> str:
     def token_at(i: int) -> str:
         return tokens[i] if 0 <= i < len(tokens) else ""
 
+    def day_number(token: str) -> bool:
+        """A day of the month, bare or with a glued conjunction (Arabic و٩, "and 9")."""
+        return bool(_DAY_NUMBER.fullmatch(token)) or any(
+            token.startswith(c) and _DAY_NUMBER.fullmatch(token[len(c) :]) for c in language.glued
+        )
+
+    def preposition_before(i: int) -> bool:
+        return any(tuple(tokens[max(0, i - len(p)) : i]) == p for p in vocab.context)
+
     def introduced(i: int) -> bool:
         before = token_at(i - 1)
         glued = any(tokens[i].startswith(c) and len(tokens[i]) > len(c) for c in language.glued)
-        preposition = any(tuple(tokens[max(0, i - len(p)) : i]) == p for p in vocab.context)
+        preposition = preposition_before(i)
         year_after = bool(_YEAR.match(token_at(i + 1))) or any(
             tuple(tokens[i + 1 : i + 1 + len(link)]) == link
             and bool(_YEAR.match(token_at(i + 1 + len(link))))
@@ -305,16 +324,19 @@ def _masked(raw: str, language: _Language) -> str:
             or glued
             or year_after
             or bool(_DAY_NUMBER.fullmatch(token_at(i + 1)))
-            or bool(_DAY_NUMBER.fullmatch(before) or _ORDINAL.fullmatch(before))
+            or day_number(before)
+            or bool(_ORDINAL.fullmatch(before))
             # "the 10th of May", "el 3 de julio" (not "chapter 3 of March Madness")
             or ((before,) in vocab.links and day_of(i - 2))
             or in_range(i)
         )
 
     def day_of(i: int) -> bool:
-        """Whether i holds an ordinal, or a day number after an article ("el 3")."""
+        """Whether i holds an ordinal, or a day number after an article ("el 3") or a month
+        preposition ("em 9 de março"), or one that ends a range ("entre 2 e 9 de março")."""
         return bool(_ORDINAL.fullmatch(token_at(i))) or (
-            bool(_DAY_NUMBER.fullmatch(token_at(i))) and token_at(i - 1) in vocab.articles
+            bool(_DAY_NUMBER.fullmatch(token_at(i)))
+            and (token_at(i - 1) in vocab.articles or preposition_before(i) or in_range(i))
         )
 
     def dated(token: str) -> bool:
