@@ -20,13 +20,11 @@ import functools
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
+from tutor_memory.domain.text.sentences import QUESTION_MARKS
 from tutor_memory.domain.text.words import clitics, words
 
 # The lists that mark spoken expression, one field of every language file each.
 SPOKEN_FIELDS = ("question_words", "asking_verbs", "pronouns", "fillers")
-
-# Question marks of the scripts students write in (Latin, Spanish inverted, Arabic, full-width).
-_QUESTION_MARKS = frozenset("?\u00bf\u061f\uff1f")
 
 
 @functools.cache
@@ -42,6 +40,6 @@ def _index() -> PhraseIndex[str]:
 
 def is_spoken_expression(topic: str) -> bool:
     """Whether a check topic reads as the student's spoken words rather than a subject term."""
-    if any(c in _QUESTION_MARKS for c in topic):
+    if any(c in QUESTION_MARKS for c in topic):
         return True
     return next(iter(_index().find_all(words(topic))), None) is not None

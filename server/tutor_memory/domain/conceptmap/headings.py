@@ -29,6 +29,7 @@ from tutor_memory.domain.conceptmap.canonical import (
     name_words,
 )
 from tutor_memory.domain.conceptmap.markup import strip_markup
+from tutor_memory.domain.text.sentences import INVERTED_QUESTION_MARK, QUESTION_MARKS
 from tutor_memory.domain.text.spans import Token
 
 # A concept name is a name: longer than this, it is a sentence.
@@ -41,8 +42,6 @@ SECTION_HEADING = "a section heading, not a concept"
 QUESTION = "a question, not a name"
 TOO_LONG = f"longer than {MAX_NAME_WORDS} words: a sentence, not a name"
 
-_QUESTION_MARKS = ("?", "\u061f", "\uff1f")
-_INVERTED_QUESTION_MARK = "\u00bf"
 
 # Numbering in front of a heading: "1.", "2.1", "2.1.3", "II.", "a)", "3)", and bare digits when an
 # upper-case word follows ("3 Osmosis"; "5 kingdoms" is a name).
@@ -120,7 +119,7 @@ def _without_numbering(text: str) -> str:
 
 
 def _is_question(text: str) -> bool:
-    return text.endswith(_QUESTION_MARKS) or text.startswith(_INVERTED_QUESTION_MARK)
+    return text[-1:] in QUESTION_MARKS or text.startswith(INVERTED_QUESTION_MARK)
 
 
 def clean_name(name: str) -> str:

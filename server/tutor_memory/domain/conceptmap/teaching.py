@@ -54,7 +54,11 @@ from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.conceptmap.language import guess_language
 from tutor_memory.domain.conceptmap.nounphrase import noun_phrase
 from tutor_memory.domain.text.phrases import PhraseIndex
-from tutor_memory.domain.text.sentences import TERMINAL_PUNCTUATION, sentence_spans
+from tutor_memory.domain.text.sentences import (
+    QUESTION_MARKS,
+    TERMINAL_PUNCTUATION,
+    sentence_spans,
+)
 from tutor_memory.domain.text.spans import (
     Phrase,
     Token,
@@ -68,9 +72,6 @@ from tutor_memory.domain.text.spans import (
 
 # A taught concept's name is short: longer, it is a description (R4.2).
 MAX_TOPIC_WORDS = 4
-
-# Question marks of the scripts students write in (Latin, Spanish inverted, Arabic, full-width).
-QUESTION_MARKS = frozenset("?\u00bf\u061f\uff1f")
 
 # What may follow a label ("heads up:") or a bare memory verb ("remember, …") to announce a note.
 _ANNOUNCING_MARKS = frozenset(":,-\u2013\u2014\u060c")

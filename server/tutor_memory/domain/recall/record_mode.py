@@ -46,7 +46,6 @@ from collections.abc import Callable
 from tutor_memory.domain import lang
 from tutor_memory.domain.conceptmap.canonical import has_article_prefix
 from tutor_memory.domain.conceptmap.nounphrase import articles
-from tutor_memory.domain.conceptmap.teaching import QUESTION_MARKS
 from tutor_memory.domain.recall.asked_period import asked_window, clause_starts, clause_texts
 from tutor_memory.domain.recall.asking import (
     RecordPhrase,
@@ -60,7 +59,7 @@ from tutor_memory.domain.recall.asking import (
 from tutor_memory.domain.recall.tense import participles_of_perfects, sentence_languages
 from tutor_memory.domain.recall.timewords import has_time_words
 from tutor_memory.domain.text.phrases import Match, PhraseIndex, compile_phrase
-from tutor_memory.domain.text.sentences import SENTENCE_END_MARKS
+from tutor_memory.domain.text.sentences import QUESTION_MARKS, SENTENCE_END_MARKS
 from tutor_memory.domain.text.spans import CLAUSE_MARKS, GLUED_SIGNS, Token, tokenize
 from tutor_memory.domain.text.words import clitics, stop_words, words
 

@@ -44,6 +44,11 @@ from tutor_memory.domain.text.normalise import normalise
 # ideographic full stop, the full-width exclamation and question marks.
 SENTENCE_END_MARKS = ".!?\u2026\u061f\u06d4\u3002\uff01\uff1f"
 
+# Marks that make a sentence a question, in the scripts students write in: Latin, the Spanish
+# inverted mark that opens one, Arabic, full-width.
+QUESTION_MARKS = frozenset("?\u00bf\u061f\uff1f")
+INVERTED_QUESTION_MARK = "\u00bf"
+
 # Latin and Arabic semicolons: they end a sentence only for rules with `semicolons`.
 SEMICOLONS = ";\u061b"
 
