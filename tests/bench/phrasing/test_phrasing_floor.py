@@ -31,12 +31,16 @@ FLOOR_MARGIN_POINTS = 2.0
 # / 69.1. Then notes announced in more ways (cues that begin with a question word, "note that"
 # about the student's own setting, colloquial cues): teaching 100.0 / 87.4 -> 100.0 / 100.0,
 # record precision 92.4 -> 93.6 (messages that teach are not record questions by example).
+# Then periods named by their start ("since the start of the year", "au début du mois") or by
+# a range of bare day numbers, and the sessions as the person of a narration: narration 97.5 /
+# 85.3 -> 97.8 / 95.2; and questions of what the tutor said or what was ever talked about:
+# record -> 93.8 / 90.7, topic -> 84.5 / 75.8.
 REACHED = {
-    "record": (93.6, 88.1),
-    "record_topic": (83.2, 69.1),
+    "record": (93.8, 90.7),
+    "record_topic": (84.5, 75.8),
     "period": (100.0, 98.3),
     "teaching": (100.0, 100.0),
-    "narration": (97.5, 85.3),
+    "narration": (97.8, 95.2),
 }
 # Issue 13: the record decision may not buy recall with precision below this, whatever the floor.
 MIN_RECORD_PRECISION = 90.0

@@ -119,3 +119,38 @@ def test_case_accents_punctuation_and_arabic_variants_do_not_matter() -> None:
 def test_an_empty_query_is_not_a_record_question() -> None:
     assert not is_record_question("")
     assert not is_record_question("?!")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did u tell me about osmosis last time",
+        "remind me what we said about the causes of ww1",
+        "did I ever get the periodic table questions right?",
+        "cosa mi avevi detto sulla mitosi?",
+        "¿qué me dijiste de la mitosis?",
+        "tu m'avais dit quoi sur la mitose ?",
+        "on a déjà parlé du cycle de l'eau ?",
+        "hast du mir schon mal was über Osmose gesagt?",
+        "o que vc me disse sobre mitose?",
+        "هل درسنا البناء الضوئي من قبل؟",
+    ],
+)
+def test_what_the_tutor_said_and_what_was_ever_talked_about_are_record_questions(
+    query: str,
+) -> None:
+    assert is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did the author say about the war?",
+        "on a parlé du cycle de l'eau en classe, c'est quoi l'évaporation ?",
+        "درسنا الكسور أمس، ما هو المقام؟",
+    ],
+)
+def test_what_someone_else_said_or_a_statement_of_what_was_done_is_no_record_question(
+    query: str,
+) -> None:
+    assert not is_record_question(query)

@@ -219,9 +219,12 @@ def _asked_record_phrases(
         return asked[k]
 
     def tagged(k: int) -> bool:
+        # A tag confirms what came before ("vero?", "ولا لأ؟"); a short question of its own
+        # opens with a question word ("درسنا الكسور أمس، ما هو المقام؟", what is a denominator?).
         return (
             k + 1 < len(texts)
             and _clause_words(starts, k + 1, len(tokens)) <= TAG_QUESTION_WORDS
+            and tokens[starts[k + 1]] not in one_word_question_words()
             and asking(k + 1)
         )
 
