@@ -386,6 +386,8 @@ def test_the_start_of_a_month_or_week_is_that_month_or_week_so_far(query: str, f
         "how do I start this problem?",
         "depuis 2 semaines on travaille les fractions",
         "since year 7 we have done algebra",
+        "what have we done since the day we started?",
+        "since the week I was sick, what did we do?",
     ],
 )
 def test_a_start_without_its_unit_or_a_count_of_units_names_no_period(query: str) -> None:

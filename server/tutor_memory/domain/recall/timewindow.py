@@ -353,24 +353,29 @@ class _Reader:
     def since_start(self, i: int) -> tuple[_Period | None, int] | None:
         """ "since the start of the year / month / week" with no period named: the current one
         so far."""
-        found = self.current_unit(i)
+        found = self.current_unit(i, said_start=False)
         if found is None:
             return None
         current, end = found
         return _Period(current.first, self.today + timedelta(days=1),
                        f"since the start of {current.label}", show_days=True), end  # fmt: skip
 
-    def current_unit(self, i: int) -> tuple[_Period, int] | None:
-        """The current year, month, week or day, named by its unit alone a few words after i:
-        the words between are whatever the library leaves of "the start of" ("inizio dell'",
-        "principios de", "o começo do", "le début de l'", بداية), at most SINCE_GAP. A number
-        next to the unit makes it something else ("depuis 2 semaines", for two weeks; "since
-        year 7", a school year), and "last" or "this" another period, read where it stands."""
+    def current_unit(self, i: int, *, said_start: bool = True) -> tuple[_Period, int] | None:
+        """The current year, month, week or day, named by its unit alone a few words after i,
+        when "the start of" is said (at i, `said_start`, or between): the words between are
+        whatever the library leaves of it ("inizio dell'", "principios de", "o começo do", "le
+        début de l'", بداية), at most SINCE_GAP. Without it, "since the day we met" is no period.
+        A number next to the unit makes it something else ("depuis 2 semaines", for two weeks;
+        "since year 7", a school year), and "last" or "this" another period, read where it
+        stands."""
         for j in range(i + 1, min(i + 2 + SINCE_GAP, len(self.t))):
             word = self.at(j)
+            said_start = said_start or word == START
             if _number(word) is not None or word in _LAST or word == _THIS:
                 return None
             if word in _CURRENT_UNITS:
+                if not said_start:
+                    return None
                 if _number(self.at(j + 1)) is not None or self.at(j + 1) in (AGO, *_LAST):
                     return None
                 current = _units_back(0, word, self.today)
