@@ -318,6 +318,9 @@ def test_a_cue_of_exposition_teaches_a_note_about_the_students_own_setting(
         "Note that we can factor the numerator first.",
         "note que la dérivée de x² est 2x",
         "beachte, dass die Ableitung von x² gleich 2x ist",
+        "You need to know that enzymes are proteins.",
+        "Memorise that the angles of a triangle add up to 180 degrees.",
+        "Devi ricordare che il triangolo ha tre lati.",
     ],
 )
 def test_a_cue_of_exposition_about_the_subject_alone_teaches_nothing(text: str) -> None:
