@@ -343,3 +343,22 @@ def test_what_the_teacher_calls_something_is_named_by_the_thing_not_the_teacher(
     taught = detect_teaching(text)
     assert taught is not None
     assert taught.topic == topic
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("I forgot to mention that my exam board is AQA", "exam board"),
+        ("oh i forgot to mention, in our class we call the cathode the minus side", "cathode"),
+        ("context: I'm in year 9 doing the foundation paper", "year 9"),
+        ("j'ai oublié de te dire que notre prof appelle le noyau le cerveau", "noyau"),
+    ],
+)
+def test_a_forgotten_mention_or_a_context_label_teaches_what_follows(text: str, topic: str) -> None:
+    taught = detect_teaching(text)
+    assert taught is not None
+    assert topic in taught.topic
+
+
+def test_forgetting_to_mention_something_in_ones_own_work_teaches_nothing() -> None:
+    assert detect_teaching("I forgot to mention the formula in my answer") is None
