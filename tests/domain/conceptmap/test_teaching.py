@@ -350,7 +350,7 @@ def test_what_the_teacher_calls_something_is_named_by_the_thing_not_the_teacher(
     [
         ("I forgot to mention that my exam board is AQA", "exam board"),
         ("oh i forgot to mention, in our class we call the cathode the minus side", "cathode"),
-        ("context: I'm in year 9 doing the foundation paper", "year 9"),
+        ("for context: I'm in year 9 doing the foundation paper", "year 9"),
         ("j'ai oublié de te dire que notre prof appelle le noyau le cerveau", "noyau"),
     ],
 )
@@ -360,5 +360,13 @@ def test_a_forgotten_mention_or_a_context_label_teaches_what_follows(text: str, 
     assert topic in taught.topic
 
 
-def test_forgetting_to_mention_something_in_ones_own_work_teaches_nothing() -> None:
-    assert detect_teaching("I forgot to mention the formula in my answer") is None
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I forgot to mention the formula in my answer",
+        "Background: the French Revolution began in 1789.",
+        "Context: the Treaty of Versailles ended the war.",
+    ],
+)
+def test_a_forgotten_mention_in_ones_work_or_a_pasted_brief_teaches_nothing(text: str) -> None:
+    assert detect_teaching(text) is None
