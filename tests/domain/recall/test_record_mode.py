@@ -154,3 +154,40 @@ def test_what_someone_else_said_or_a_statement_of_what_was_done_is_no_record_que
     query: str,
 ) -> None:
     assert not is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how many times have I asked you about long division lol",
+        "ok where did we leave off last time?",
+        "do I still mix up affect and effect?",
+        "quante volte ti ho già chiesto dei logaritmi?",
+        "¿dónde nos quedamos con las derivadas?",
+        "résume-moi ce qu'on a fait sur la Révolution",
+        "les vecteurs, on les a déjà vus ?",
+        "Quels exercices on a déjà faits ?",
+        "fass mal zusammen, was wir zur Optik gemacht haben",
+        "onde a gente parou em genética?",
+        "todavía confundo ser y estar?",
+        "a gennaio cosa avevamo ripassato sui Romani?",
+    ],
+)
+def test_counts_progress_persistent_mistakes_and_summaries_of_the_sessions_are_record_questions(
+    query: str,
+) -> None:
+    assert is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how many times does 7 go into 56?",
+        "summarise the causes of the First World War",
+        "todavía no entiendo qué es una derivada, me lo explicas con un ejemplo sencillo?",
+    ],
+)
+def test_counting_summarising_or_still_not_understanding_the_subject_is_no_record_question(
+    query: str,
+) -> None:
+    assert not is_record_question(query)
