@@ -183,6 +183,8 @@ def test_counts_progress_persistent_mistakes_and_summaries_of_the_sessions_are_r
     "query",
     [
         "how many times does 7 go into 56?",
+        "je fais encore un exercice ?",
+        "mache ich noch eine Aufgabe?",
         "summarise the causes of the First World War",
         "todavía no entiendo qué es una derivada, me lo explicas con un ejemplo sencillo?",
     ],
