@@ -318,6 +318,7 @@ def test_a_cue_of_exposition_teaches_a_note_about_the_students_own_setting(
         "Note that we can factor the numerator first.",
         "note que la dérivée de x² est 2x",
         "beachte, dass die Ableitung von x² gleich 2x ist",
+        "Beachte die Vorzeichen in meiner Rechnung",
         "You need to know that enzymes are proteins.",
         "Memorise that the angles of a triangle add up to 180 degrees.",
         "Devi ricordare che il triangolo ha tre lati.",

@@ -175,7 +175,12 @@ def test_periods_named_by_their_start_or_a_range_of_days_narrate(text: str) -> N
 
 
 @pytest.mark.parametrize(
-    "text", ["The lesson starts at 5 pm today.", "Let's start the week with fractions."]
+    "text",
+    [
+        "The lesson starts at 5 pm today.",
+        "Let's start the week with fractions.",
+        "Letzte Woche hat die Prüfung drei Stunden gedauert.",
+    ],
 )
 def test_a_lesson_to_come_or_a_start_to_make_does_not_narrate(text: str) -> None:
     assert not is_narration(text, NOW_US, "UTC")
