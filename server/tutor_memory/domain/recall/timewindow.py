@@ -26,11 +26,10 @@ exclusive end. The forms and what they mean:
   no window.
 - "the start of the month / week / year", naming none: the current one so far (a day of it is
   no more precise than that).
-- "since X": from the start of X up to now; "since the start of the year / month / week", naming
-  no year, month or week: from the start of the current one. A range, "between 3 and 10 May",
-  "from 3 to 10 May", "from the 3rd to the 10th", "between March and May", "von März bis Mai":
-  from the first day to the end of the last (a range of months that passes New Year starts in
-  the year before).
+- "since X": from the start of X up to now ("since the start of the year": of the current one).
+  A range, "between 3 and 10 May", "from 3 to 10 May", "from the 3rd to the 10th", "between March
+  and May", "von März bis Mai": from the first day to the end of the last (a range of months
+  that passes New Year starts in the year before).
 - A period still running at `now` ends just after `now` (`now_us + 1`, so that `now` itself is
   inside), and its label says "so far". The first expression in the query wins; its English
   reading is in `expression`.
@@ -348,34 +347,20 @@ class _Reader:
                 return None, end
             return _Period(period.first, self.today + timedelta(days=1),
                            f"since {period.label}", show_days=True), end  # fmt: skip
-        return self.since_start(i)
+        return None
 
-    def since_start(self, i: int) -> tuple[_Period | None, int] | None:
-        """ "since the start of the year / month / week" with no period named: the current one
-        so far."""
-        found = self.current_unit(i, said_start=False)
-        if found is None:
-            return None
-        current, end = found
-        return _Period(current.first, self.today + timedelta(days=1),
-                       f"since the start of {current.label}", show_days=True), end  # fmt: skip
-
-    def current_unit(self, i: int, *, said_start: bool = True) -> tuple[_Period, int] | None:
-        """The current year, month, week or day, named by its unit alone a few words after i,
-        when "the start of" is said (at i, `said_start`, or between): the words between are
-        whatever the library leaves of it ("inizio dell'", "principios de", "o começo do", "le
-        début de l'", بداية), at most SINCE_GAP. Without it, "since the day we met" is no period.
-        A number next to the unit makes it something else ("depuis 2 semaines", for two weeks;
-        "since year 7", a school year), and "last" or "this" another period, read where it
-        stands."""
+    def current_unit(self, i: int) -> tuple[_Period, int] | None:
+        """The current year, month, week or day, named by its unit alone a few words after "the
+        start of" at i: the words between are whatever the library leaves of "of the" ("dell'",
+        "de", "do", "de l'"), at most SINCE_GAP. A number next to the unit makes it something
+        else ("since the start of year 7", a school year), and "last" or "this" another period,
+        read where it stands ("the start of last week"). Without "the start of", a unit names no
+        current one: "since the day we met" is no period."""
         for j in range(i + 1, min(i + 2 + SINCE_GAP, len(self.t))):
             word = self.at(j)
-            said_start = said_start or word == START
             if _number(word) is not None or word in _LAST or word == _THIS:
                 return None
             if word in _CURRENT_UNITS:
-                if not said_start:
-                    return None
                 if _number(self.at(j + 1)) is not None or self.at(j + 1) in (AGO, *_LAST):
                     return None
                 current = _units_back(0, word, self.today)
@@ -482,7 +467,7 @@ class _Reader:
             if word == "since":
                 found = self.since(i)
             elif self._ago_as_since(i):
-                found = self.since(i, gap=0) or self.since_start(i)
+                found = self.since(i, gap=0)
             elif word == "between":
                 found = self.between(i)
             else:
