@@ -66,6 +66,9 @@ def _phrase_fields(data: LanguageData) -> dict[str, tuple[str, ...]]:
         "month_prepositions": data.month_prepositions,
         "year_links": data.year_links,
         "range_links": data.range_links,
+        "before_words": data.before_words,
+        "after_words": data.after_words,
+        "until_words": data.until_words,
         "record_triggers": data.record_triggers,
         "record_questions": data.record_questions,
         "narration_markers": data.narration_markers,
@@ -150,6 +153,7 @@ def test_every_phrase_compiles_and_none_repeats_within_its_field(code: str) -> N
 def test_month_names_prepositions_and_year_and_range_links_are_plain_words(code: str) -> None:
     data = lang.load(code)
     plain = data.month_prepositions + data.year_links + data.range_links
+    plain += data.before_words + data.after_words + data.until_words
     plain += tuple(n for ns in data.months for n in ns)
     assert [p for p in plain if not all(isinstance(i, str) for i in compile_phrase(p).items)] == []
 

@@ -270,12 +270,104 @@ def test_the_first_expression_in_the_query_wins() -> None:
     ("query", "label"),
     [
         ("What did she finish last Friday, on 12 October 2026?", "2026-10-12"),
-        ("what did we do the Sunday before October 25, 2026?", "2026-10-25"),
         ("what was hard last week, as I said on November 6?", "2026-11-06"),
     ],
 )
 def test_a_full_date_wins_over_a_period_counted_from_today(query: str, label: str) -> None:
     # "last Friday" here is counted from that date, not from today.
+    assert window(query).label == label
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("what did we do the week before 3 November?",
+         "the week before 2026-11-03 (2026-10-27 to 2026-11-03)"),
+        ("what did we go over 2 weeks before Nov 10",
+         "2 weeks before 2026-11-10 (2026-10-27 to 2026-11-10)"),
+        # 25 October 2026 is a Sunday: the one before it.
+        ("what did we do the Sunday before October 25, 2026?",
+         "Sunday before 2026-10-25 (2026-10-18 to 2026-10-25)"),
+        ("what did we practise the weekend before 9 November?",
+         "the weekend before 2026-11-09 (2026-11-07 to 2026-11-09)"),
+        ("what was I stuck on in the 3 days after 12 October?",
+         "3 days after 2026-10-12 (2026-10-12 to 2026-10-15)"),
+        ("what did we cover in the week after the 3rd of November?",
+         "the week after 2026-11-03 (2026-11-03 to 2026-11-10)"),
+        ("what did we do prior to 3 November?", "up to 2026-11-03"),
+        ("what did we study before March?", "before March 2026"),
+        ("what have we done after September?", "after September 2026 (so far)"),
+        ("cosa abbiamo fatto la settimana prima del 3 novembre?",
+         "the week before 2026-11-03 (2026-10-27 to 2026-11-03)"),
+        ("e nei due giorni dopo il 10 novembre?",
+         "2 days after 2026-11-10 (2026-11-10 to 2026-11-12)"),
+        ("¿qué vimos la semana antes del 3 de noviembre?",
+         "the week before 2026-11-03 (2026-10-27 to 2026-11-03)"),
+        ("¿qué hicimos después del 10 de noviembre?", "from 2026-11-10 (so far)"),
+        ("on a fait quoi la semaine avant le 3 novembre ?",
+         "the week before 2026-11-03 (2026-10-27 to 2026-11-03)"),
+        ("et après le 10 novembre ?", "from 2026-11-10 (so far)"),
+        ("was haben wir in der Woche vor dem 3. November gemacht?",
+         "the week before 2026-11-03 (2026-10-27 to 2026-11-03)"),
+        ("und zwei Tage nach dem 10. November?",
+         "2 days after 2026-11-10 (2026-11-10 to 2026-11-12)"),
+        ("o que estudamos na semana antes de 3 de novembro?",
+         "the week before 2026-11-03 (2026-10-27 to 2026-11-03)"),
+        ("e depois de 10 de novembro?", "from 2026-11-10 (so far)"),
+        ("ماذا درسنا في الأسبوع قبل 3 نوفمبر؟",
+         "the week before 2026-11-03 (2026-10-27 to 2026-11-03)"),
+        ("ماذا درسنا بعد 10 نوفمبر؟", "from 2026-11-10 (so far)"),
+    ],
+)  # fmt: skip
+def test_a_period_before_or_after_a_date_is_counted_from_that_date(query: str, label: str) -> None:
+    # Read as the date alone before, which named one day instead of the span asked about.
+    assert window(query).label == label
+
+
+def test_a_span_before_a_day_holds_that_day_and_one_before_a_month_stops_at_it() -> None:
+    week = window("what did we do the week before 3 November?")
+    assert (week.start_us, week.end_us) == (us("2026-10-27T00:00:00"), us("2026-11-04T00:00:00"))
+    before = window("what did we study before March?")
+    start = us(f"{2026 - RECORD_HORIZON_YEARS}-01-01T00:00:00")
+    assert (before.start_us, before.end_us) == (start, us("2026-03-01T00:00:00"))
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("what had we covered until March?", "until March 2026"),
+        ("what did we do up to 3 November?", "until 2026-11-03"),
+        ("cosa abbiamo fatto fino al 3 novembre?", "until 2026-11-03"),
+        ("¿qué hicimos hasta el 3 de noviembre?", "until 2026-11-03"),
+        ("qu'est-ce qu'on a fait jusqu'au 3 novembre ?", "until 2026-11-03"),
+        ("was haben wir bis zum 3. November gemacht?", "until 2026-11-03"),
+        ("o que fizemos até 3 de novembro?", "until 2026-11-03"),
+        ("ماذا درسنا حتى 3 نوفمبر؟", "until 2026-11-03"),
+        # Between two dates the same words join a range.
+        ("what did we do from March until May?", "March 2026 to May 2026"),
+        ("was haben wir von März bis Mai gemacht?", "March 2026 to May 2026"),
+    ],
+)
+def test_until_a_date_closes_the_record_at_that_date(query: str, label: str) -> None:
+    assert window(query).label == label
+
+
+def test_until_a_month_holds_that_month() -> None:
+    until = window("what had we covered until March?")
+    assert until.end_us == us("2026-04-01T00:00:00")
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        # Before or after words with no date after them keep counting from now.
+        ("was haben wir vor drei Tagen gemacht?", "3 days ago (2026-11-22)"),
+        ("ماذا درسنا قبل أسبوعين؟", "2 weeks ago (2026-11-09 to 2026-11-15)"),
+        ("what did we do the week before last?", "2 weeks ago (2026-11-09 to 2026-11-15)"),
+        ("what did we do after class yesterday?", "yesterday (2026-11-24)"),
+    ],
+)
+def test_before_and_after_without_a_date_count_from_now(query: str, label: str) -> None:
     assert window(query).label == label
 
 

@@ -20,6 +20,13 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   May", "dal 3 *al* 10 maggio", "von März *bis* Mai"). Between a month name or a day number and
   another, one is read as "to", and an ambiguous month beside it counts as a month ("between
   March *and May*").
+- `before_words`, `after_words`: phrases that place a period before or after a date ("the week
+  *before* 3 May", "*prima del* 3 maggio", "zwei Wochen *nach* dem 3. Mai", "*après* le 3 mai"),
+  counted from that date rather than from now. Read so only when a date follows them (an article
+  may come between): "vor drei Tagen" stays three days ago.
+- `until_words`: phrases that close the record at a date, that date included ("*until* March",
+  "*fino al* 3 maggio", "*bis zum* 3. Mai"), read so only when a date follows them and they do not
+  join the two ends of a range ("from March *until* May" is a `range_links` range).
 - `year_suffixes`: letters glued after a year's digits (Arabic "2025م").
 - `attached_prepositions`, `attached_conjunctions`: clitics glued to the next word (Arabic ب "in",
   و "and"). A month with an attached preposition counts as introduced by one; a conjunction doesn't.
@@ -207,9 +214,9 @@ Sentences and grounding (SPEC R7.2, R7.3; `tutor_memory.domain.text.sentences`,
 
 Phrases are written in the syntax documented in `tutor_memory.domain.text.phrases` (words, with `*`
 / `**` wildcards for the words a recap or question may put in between); `month_prepositions`,
-`year_links`, `range_links` and month names are plain words, without wildcards. Lists may be
-empty where a language has no such words (Arabic has no standalone articles; Italian plural
-folding is not safe).
+`year_links`, `range_links`, `before_words`, `after_words`, `until_words` and month names are plain
+words, without wildcards. Lists may be empty where a language has no such words (Arabic has no
+standalone articles; Italian plural folding is not safe).
 """
 
 from __future__ import annotations
@@ -231,6 +238,9 @@ _STRING_LIST_FIELDS = (
     "month_prepositions",
     "year_links",
     "range_links",
+    "before_words",
+    "after_words",
+    "until_words",
     "year_suffixes",
     "attached_prepositions",
     "attached_conjunctions",
@@ -315,6 +325,9 @@ class LanguageData:
     month_prepositions: tuple[str, ...]
     year_links: tuple[str, ...]
     range_links: tuple[str, ...]
+    before_words: tuple[str, ...]
+    after_words: tuple[str, ...]
+    until_words: tuple[str, ...]
     year_suffixes: tuple[str, ...]
     attached_prepositions: tuple[str, ...]
     attached_conjunctions: tuple[str, ...]

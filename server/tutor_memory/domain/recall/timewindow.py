@@ -30,6 +30,15 @@ exclusive end. The forms and what they mean:
   A range, "between 3 and 10 May", "from 3 to 10 May", "from the 3rd to the 10th", "between March
   and May", "von März bis Mai": from the first day to the end of the last (a range of months
   that passes New Year starts in the year before).
+- Counted from a date: "the week before 3 May", "two weeks before August 11", "the Sunday
+  before October 25", "the weekend before", "three days after 12 March", "la settimana prima del
+  3 maggio", "zwei Wochen nach dem 3. Mai": from the start of the span to the date's day, or from
+  that day to the end of the span after it. The date's own day is inside: what happened in the
+  days before a date is often told on it ("last week I…"), and a window that holds it costs one
+  day. A month as the date is not inside ("the week before March": the last seven days of
+  February). "before 3 May", "after 3 May" name no span: from `RECORD_HORIZON_YEARS` back up to
+  the date, or from the date up to now; "until 3 May", "until March": up to the end of that day
+  or month.
 - A period still running at `now` ends just after `now` (`now_us + 1`, so that `now` itself is
   inside), and its label says "so far". The first expression in the query wins; its English
   reading is in `expression`.
@@ -46,11 +55,14 @@ from zoneinfo import ZoneInfo
 from tutor_memory.domain.clock import time_zone
 from tutor_memory.domain.recall.tense import speaks_of_past
 from tutor_memory.domain.recall.timewords import (
+    AFTER,
     AGO,
+    BEFORE,
     MONTHS,
     RANGE_WORD,
     START,
     UNITS,
+    UNTIL,
     WEEKDAYS,
     english_readings,
 )
@@ -165,6 +177,88 @@ def _weekend(today: date) -> _Period:
     back = (today.weekday() - _SATURDAY) % _DAYS_PER_WEEK
     saturday = today - timedelta(days=back)
     return _Period(saturday, saturday + timedelta(days=2), "the weekend", show_days=True)
+
+
+def _shift(day: date, n: int, unit: str) -> date | None:
+    """`day` moved by n units (n < 0: back); a month or year shift keeps the day of the month
+    where it exists, else the month's last day (31 March - 1 month = 28 or 29 February)."""
+    days = {"day": 1, "week": _DAYS_PER_WEEK, "fortnight": 2 * _DAYS_PER_WEEK}.get(unit)
+    if days is not None:
+        return day + timedelta(days=days * n)
+    months = {"month": n, "year": 12 * n}.get(unit)
+    if months is None:
+        return None
+    first = _add_months(date(day.year, day.month, 1), months)
+    last = (_add_months(first, 1) - timedelta(days=1)).day
+    return first.replace(day=min(day.day, last))
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """What "before" or "after" a date spans: n units, a weekday, the weekend, or nothing (the
+    whole record on that side of the date)."""
+
+    unit: str | None = None  # a UNITS word, a weekday, "weekend", or None
+    n: int = 1
+
+    def words(self) -> str:
+        if self.unit is None:
+            return ""
+        if self.unit in WEEKDAYS:
+            return f"{self.unit.capitalize()} "
+        return f"the {self.unit} " if self.n == 1 else f"{self.n} {self.unit}s "
+
+
+def _counted_from(anchor: _Period, span: _Span, side: str, today: date) -> _Period | None:
+    """The period `span` names on `side` of `anchor` (BEFORE, AFTER or UNTIL: see the module
+    docstring)."""
+    a_day = anchor.after - anchor.first == timedelta(days=1)
+    unit = span.unit
+    before = side != AFTER
+    if before:
+        after = anchor.after if a_day or side == UNTIL else anchor.first
+        if unit is None:
+            first: date | None = date(today.year - RECORD_HORIZON_YEARS, 1, 1)
+        elif unit in WEEKDAYS:
+            back = (anchor.first.weekday() - WEEKDAYS.index(unit) - 1) % _DAYS_PER_WEEK + 1
+            first = anchor.first - timedelta(days=back)
+        elif unit == "weekend":
+            first = anchor.first - timedelta(
+                days=(anchor.first.weekday() - _SATURDAY) % _DAYS_PER_WEEK
+            )
+            if first + timedelta(days=2) > anchor.first:
+                first -= timedelta(days=_DAYS_PER_WEEK)
+        else:
+            first = _shift(anchor.first, -span.n, unit)
+    else:
+        first = anchor.first if a_day else anchor.after
+        last = anchor.after - timedelta(days=1)
+        if unit is None:
+            after = today + timedelta(days=1)
+        elif unit in WEEKDAYS:
+            ahead = (WEEKDAYS.index(unit) - last.weekday() - 1) % _DAYS_PER_WEEK + 1
+            after = last + timedelta(days=ahead + 1)
+        elif unit == "weekend":
+            saturday = anchor.after + timedelta(
+                days=(_SATURDAY - anchor.after.weekday()) % _DAYS_PER_WEEK
+            )
+            after = saturday + timedelta(days=2)
+        else:
+            shifted = _shift(anchor.after, span.n, unit)
+            if shifted is None:
+                return None
+            after = shifted
+    if first is None or not _recorded(first, today) or first >= after:
+        return None
+    if unit is None:
+        # The whole record on one side: its far end is no day the student named.
+        if side == UNTIL:
+            word = "until"
+        else:
+            word = ("up to" if before else "from") if a_day else ("before" if before else "after")
+        return _Period(first, after, f"{word} {anchor.label}")
+    label = f"{span.words()}{'before' if before else 'after'} {anchor.label}"
+    return _Period(first, after, label, show_days=True)
 
 
 def _recorded(first: date, today: date) -> bool:
@@ -316,6 +410,38 @@ class _Reader:
             return _weekend(self.today), i + 1
         return None
 
+    def span(self, i: int) -> tuple[_Span, int] | None:
+        """The span before a BEFORE or AFTER at i: "[last] <weekday>", "[last] weekend", "N
+        unit", "unit", or none (the BEFORE or AFTER itself); with the position of that word."""
+        j = i + (self.at(i) in _LAST or self.at(i) == _THIS)
+        word = self.at(j)
+        if word in (BEFORE, AFTER):
+            return (_Span(), j) if j == i else None
+        if word in WEEKDAYS or word == "weekend" or word in UNITS:
+            return _Span(word), j + 1
+        n = _number(word)
+        if n is None or n == 0 or n > MAX_UNITS_BACK:
+            return None
+        j += 1
+        while (more := _number(self.at(j))) is not None:  # "a few days": "1 3 day"
+            n, j = more, j + 1
+        return (_Span(self.at(j), n), j + 1) if self.at(j) in UNITS else None
+
+    def counted_from_date(self, i: int) -> tuple[_Period | None, int] | None:
+        """A period counted from a date ("week beforedate 3 may", "afterdate march 2023",
+        "untildate march")."""
+        found = (_Span(), i) if self.at(i) == UNTIL else self.span(i)
+        if found is None or self.at(found[1]) not in (BEFORE, AFTER, UNTIL):
+            return None
+        span, j = found
+        dated = self.dated(self._skip_words(j + 1))
+        if dated is None:
+            return None
+        anchor, end = dated
+        if anchor is None:
+            return None, end
+        return _counted_from(anchor, span, self.at(j), self.today), end
+
     def start_of(self, i: int) -> tuple[_Period | None, int] | None:
         """ "start (of the) month / week / year" naming no month, week or year: the current one so
         far ("at the start of the month you struggled", "all'inizio del mese", "au début du
@@ -452,6 +578,8 @@ class _Reader:
         relative = self._first_from(0)
         if relative is None or self.full_date(relative[1]) is not None:
             return relative
+        if {BEFORE, AFTER, UNTIL}.intersection(self.t[relative[1] : relative[2]]):
+            return relative
         _, start, end = relative
         if self.relative(start) is None and self.named_day(start) is None:
             return relative
@@ -471,7 +599,9 @@ class _Reader:
             elif word == "between":
                 found = self.between(i)
             else:
-                found = self.range_from(i, joined=True) or self.simple(i)
+                found = (
+                    self.counted_from_date(i) or self.range_from(i, joined=True) or self.simple(i)
+                )
             if found is not None and found[0] is not None:
                 return found[0], i, found[1]
             # An expression that names no record period ("October 2023" still to come, "July

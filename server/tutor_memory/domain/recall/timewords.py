@@ -62,6 +62,13 @@ GUESS_MIN_STOP_WORDS = 2
 MASK = "_"
 # The English reading's word between the two ends of a range of dates ("3 to 10 may").
 RANGE_WORD = "to"
+# The English reading's words for a language's `before_words` and `after_words` before a date
+# ("the week before 3 May" reads "week beforedate 3 may"). Not English words: the library reads
+# "before" as "ago" and "after" as "in" (or drops it), which would count from now instead.
+BEFORE = "beforedate"
+AFTER = "afterdate"
+# And for its `until_words` ("until March" reads "untildate march").
+UNTIL = "untildate"
 # Words a query may hold that the library translates to a month or a weekday but that are mostly
 # something else are masked unless a month preposition, a day number or a year stands next to them.
 _YEAR = re.compile(r"\d{4}")
@@ -101,6 +108,9 @@ class _Vocabulary:
     links: frozenset[tuple[str, ...]]
     # Or a range link to another month or a day beside it: "between March and May".
     range_links: frozenset[tuple[str, ...]]
+    # Every language's before, after and until words, each with its reading (BEFORE, AFTER or
+    # UNTIL), by their first word, longest first.
+    anchors: dict[str, tuple[tuple[tuple[str, ...], str], ...]]
     glued: tuple[str, ...]  # every language's glued clitics, longest first
     year_words: frozenset[str]  # every language's words for "year"
     month_names: frozenset[str]  # every language's month names (single words)
@@ -184,13 +194,28 @@ def _vocabulary() -> _Vocabulary:
                 frozenset(w for p in data.ago_prepositions for w in words(p)),
             )
         )
-    # "since" and "between" introduce a month as a month preposition does ("since March").
-    context = {tuple(words(p)) for d in lang.all_languages() for p in d.month_prepositions} | {
-        tuple(words(k))
+    anchors = {
+        (tuple(words(p)), reading)
         for d in lang.all_languages()
-        for k, v in d.time_glosses.items()
-        if v in ("since", "between")
+        for phrases, reading in (
+            (d.before_words, BEFORE),
+            (d.after_words, AFTER),
+            (d.until_words, UNTIL),
+        )
+        for p in phrases
     }
+    # "since", "between", "before", "after" and "until" introduce a month as a month preposition
+    # does ("since March", "before March").
+    context = (
+        {tuple(words(p)) for d in lang.all_languages() for p in d.month_prepositions}
+        | {
+            tuple(words(k))
+            for d in lang.all_languages()
+            for k, v in d.time_glosses.items()
+            if v in ("since", "between")
+        }
+        | {phrase for phrase, _ in anchors}
+    )
     links = {tuple(words(p)) for d in lang.all_languages() for p in d.year_links}
     range_links = {tuple(words(p)) for d in lang.all_languages() for p in d.range_links}
     glued_any = tuple(
@@ -210,6 +235,10 @@ def _vocabulary() -> _Vocabulary:
         frozenset(context),
         frozenset(links),
         frozenset(range_links),
+        {
+            first: tuple(sorted((a for a in anchors if a[0][0] == first), key=lambda a: -len(a[0])))
+            for first in {phrase[0] for phrase, _ in anchors}
+        },
         glued_any,
         frozenset(year_words),
         frozenset(w for n in full_months for w in n.split()),
@@ -360,6 +389,36 @@ def _masked(raw: str, language: _Language) -> str:
         return (i > 0 and joins[i - 1] is not None) or (
             i + 1 < len(joins) and joins[i + 1] is not None
         )
+
+    def date_at(j: int) -> bool:
+        """Whether a date starts at j, perhaps behind an article: a month name, or a day number
+        or ordinal with its month after it ("3 May", "the 3rd of May", "3 de mayo")."""
+        j += token_at(j) in vocab.articles
+        if token_at(j) in vocab.month_names:
+            return True
+        if not (_DAY_NUMBER.fullmatch(token_at(j)) or _ORDINAL.fullmatch(token_at(j))):
+            return False
+        return token_at(j + 1) in vocab.month_names or (
+            (token_at(j + 1),) in vocab.links and token_at(j + 2) in vocab.month_names
+        )
+
+    # A before, after or until word with a date after it is read as BEFORE, AFTER or UNTIL:
+    # counted from that date. Without one it is left to the library ("vor drei Tagen": three
+    # days ago), and so is a range link between two dates ("from March until May").
+    i = 0
+    while i < len(tokens):
+        for phrase, reading in vocab.anchors.get(tokens[i], ()):
+            end = i + len(phrase)
+            if (
+                tuple(tokens[i:end]) == phrase
+                and not masked[i]
+                and all(j is None for j in joins[i:end])
+                and date_at(end)
+            ):
+                joins[i:end] = [reading, *[""] * (len(phrase) - 1)]
+                i = end - 1
+                break
+        i += 1
 
     def year_introduced(i: int) -> bool:
         before = token_at(i - 1)
