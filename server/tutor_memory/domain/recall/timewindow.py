@@ -179,16 +179,13 @@ def _weekend(today: date) -> _Period:
     return _Period(saturday, saturday + timedelta(days=2), "the weekend", show_days=True)
 
 
-def _shift(day: date, n: int, unit: str) -> date | None:
-    """`day` moved by n units (n < 0: back); a month or year shift keeps the day of the month
-    where it exists, else the month's last day (31 March - 1 month = 28 or 29 February)."""
+def _shift(day: date, n: int, unit: str) -> date:
+    """`day` moved by n of the UNITS (n < 0: back); a month or year shift keeps the day of the
+    month where it exists, else the month's last day (31 March - 1 month = 28 or 29 February)."""
     days = {"day": 1, "week": _DAYS_PER_WEEK, "fortnight": 2 * _DAYS_PER_WEEK}.get(unit)
     if days is not None:
         return day + timedelta(days=days * n)
-    months = {"month": n, "year": 12 * n}.get(unit)
-    if months is None:
-        return None
-    first = _add_months(date(day.year, day.month, 1), months)
+    first = _add_months(date(day.year, day.month, 1), n if unit == "month" else 12 * n)
     last = (_add_months(first, 1) - timedelta(days=1)).day
     return first.replace(day=min(day.day, last))
 
@@ -218,16 +215,13 @@ def _counted_from(anchor: _Period, span: _Span, side: str, today: date) -> _Peri
     if before:
         after = anchor.after if a_day or side == UNTIL else anchor.first
         if unit is None:
-            first: date | None = date(today.year - RECORD_HORIZON_YEARS, 1, 1)
+            first = date(today.year - RECORD_HORIZON_YEARS, 1, 1)
         elif unit in WEEKDAYS:
-            back = (anchor.first.weekday() - WEEKDAYS.index(unit) - 1) % _DAYS_PER_WEEK + 1
-            first = anchor.first - timedelta(days=back)
+            # The last such day before the date, as a bare weekday is the last before today.
+            first = _weekday(unit, anchor.first).first
         elif unit == "weekend":
-            first = anchor.first - timedelta(
-                days=(anchor.first.weekday() - _SATURDAY) % _DAYS_PER_WEEK
-            )
-            if first + timedelta(days=2) > anchor.first:
-                first -= timedelta(days=_DAYS_PER_WEEK)
+            # The last weekend over by the date: the one started two days before it at the latest.
+            first = _weekend(anchor.first - timedelta(days=2)).first
         else:
             first = _shift(anchor.first, -span.n, unit)
     else:
@@ -244,11 +238,8 @@ def _counted_from(anchor: _Period, span: _Span, side: str, today: date) -> _Peri
             )
             after = saturday + timedelta(days=2)
         else:
-            shifted = _shift(anchor.after, span.n, unit)
-            if shifted is None:
-                return None
-            after = shifted
-    if first is None or not _recorded(first, today) or first >= after:
+            after = _shift(anchor.after, span.n, unit)
+    if not _recorded(first, today) or first >= after:
         return None
     if unit is None:
         # The whole record on one side: its far end is no day the student named.
