@@ -129,6 +129,22 @@ async def test_empty_month_says_there_is_no_record(harness: Harness) -> None:
     assert "FEBRUARY" in got.text.upper()
 
 
+async def test_a_term_question_keeps_the_last_six_months_and_says_how_it_read_them(
+    harness: Harness,
+) -> None:
+    # NOW is 20 November 2026: the term is read as 20 May 2026 up to now.
+    last_year = wrong_osmosis_check(ts(2025, 11, 12), key="old")
+    this_term = wrong_osmosis_check(ts(2026, 10, 8), key="new")
+    reply = await harness.ingest([last_year, this_term, *noise(20, ts(2026, 11, 1))])
+    old_id, new_id = (item.episode_id for item in reply.items[:2])
+    got = await block(harness, "What did I get wrong since the start of term?")
+    assert got.time_window.label.startswith("this term, read as the last 6 months (2026-05-20")
+    shown = {m.episode_id for m in got.memories}
+    assert new_id in shown
+    assert old_id not in shown
+    assert not got.no_record
+
+
 async def earlier_question(harness: Harness, text: str) -> int:
     """One question of September's first week, then a month of noise from the 10th (nothing in
     NOW's week): the id of the question."""

@@ -10,7 +10,7 @@ import pytest
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.lang import LANGUAGES, LanguageData
-from tutor_memory.domain.recall.timewords import WEEKDAYS
+from tutor_memory.domain.recall.timewords import SCHOOL_TERM, SCHOOL_YEAR, WEEKDAYS
 from tutor_memory.domain.text.normalise import normalise
 from tutor_memory.domain.text.phrases import compile_phrase
 from tutor_memory.domain.text.words import stop_words, words
@@ -136,6 +136,8 @@ def test_ambiguous_months_are_month_names_of_the_same_language(code: str) -> Non
 def test_time_glosses_are_english_words_of_the_period_grammar() -> None:
     grammar = {"since", "between", "last", "this", "ago", "weekend", "fortnight", "start"}
     grammar |= {"day", "week", "month", "year"} | set(WEEKDAYS)
+    # The school term and year; English "term" only in "start term" (see timewords.SCHOOL_TERM).
+    grammar |= {SCHOOL_TERM, SCHOOL_YEAR, "term"}
     for data in lang.all_languages():
         for source, english in data.time_glosses.items():
             for word in english.split():

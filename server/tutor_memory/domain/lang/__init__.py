@@ -33,7 +33,8 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
 - `time_glosses`: an object mapping a word or phrase to English words, for the time words the
   date library (dateparser) leaves untranslated: "since", "between", "last" after its noun
   ("settimana scorsa", "الأسبوع الماضي"), numerals it lacks ("tre", "dos"), "the week before last"
-  ("vorletzte": "ago last"), "weekend". The English words are those of
+  ("vorletzte": "ago last"), "weekend", the words for a school term or year ("quadrimestre":
+  "schoolterm", "anno scolastico": "schoolyear"). The English words are those of
   `tutor_memory.domain.recall.timewindow`'s grammar (see `tutor_memory.domain.recall.timewords`).
 - `ago_prepositions`: words that, right before a number of days, weeks, months or years, count
   them back from now, as "ago" does after them (spoken Arabic من: "من يومين", two days ago; "من

@@ -39,6 +39,10 @@ exclusive end. The forms and what they mean:
   February). "before 3 May", "after 3 May" name no span: from `RECORD_HORIZON_YEARS` back up to
   the date, or from the date up to now; "until 3 May", "until March": up to the end of that day
   or month.
+- The current school term or school year ("since the start of term", "this semester", "da
+  inizio quadrimestre", "depuis la rentrée", "seit Beginn des Schuljahres", "من أول الترم"): the
+  last TERM_MONTHS or SCHOOL_YEAR_MONTHS up to now, since the student's school calendar is
+  unknown (see there). A past term ("last semester") names none: its bounds would be a guess.
 - A period still running at `now` ends just after `now` (`now_us + 1`, so that `now` itself is
   inside), and its label says "so far". The first expression in the query wins; its English
   reading is in `expression`.
@@ -60,6 +64,8 @@ from tutor_memory.domain.recall.timewords import (
     BEFORE,
     MONTHS,
     RANGE_WORD,
+    SCHOOL_TERM,
+    SCHOOL_YEAR,
     START,
     UNITS,
     UNTIL,
@@ -88,6 +94,18 @@ _LAST = frozenset({"last", "past"})
 _THIS = "this"
 # Units whose current one "since the start of the …" names (a fortnight has no agreed start).
 _CURRENT_UNITS = frozenset({"day", "week", "month", "year"})
+# How far back the current school term and school year reach. The student's school calendar is
+# unknown (it differs by country, region and school: a year starts from January to September, a
+# term lasts two to six months), but no term, semester or half-year is longer than TERM_MONTHS
+# and no school year than SCHOOL_YEAR_MONTHS, so that many months back always hold the start of
+# the one the student means: the window is at most a few months wider than theirs, never
+# narrower (time is a filter: a narrower one would hide what they asked about).
+TERM_MONTHS = 6
+SCHOOL_YEAR_MONTHS = 12
+# The reading's words for the current school term or year; English "term" only after "the start
+# of" (see timewords.SCHOOL_TERM).
+_SCHOOL = frozenset({SCHOOL_TERM, SCHOOL_YEAR})
+_SCHOOL_AFTER_START = _SCHOOL | {"term"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +122,8 @@ class _Period:
     after: date  # the day after the last day
     label: str
     show_days: bool = False  # the label lists its first and last day
+    # Counted back from today up to now ("this term"): "since" it names the same days.
+    running: bool = False
 
 
 def _midnight_us(day: date, zone: ZoneInfo) -> int:
@@ -165,6 +185,17 @@ def _rolling(n: int, unit: str, today: date) -> _Period | None:
     else:
         return None
     return _Period(first, today + timedelta(days=1), f"the last {n} {unit}s", show_days=True)
+
+
+def _school(word: str, today: date) -> _Period:
+    """The current school term or year so far (`word`: one of _SCHOOL_AFTER_START), read as the
+    last TERM_MONTHS or SCHOOL_YEAR_MONTHS (see there)."""
+    year = word == SCHOOL_YEAR
+    months = SCHOOL_YEAR_MONTHS if year else TERM_MONTHS
+    name = "this school year" if year else "this term"
+    first = _shift(today, -months, "month")
+    label = f"{name}, read as the last {months} months"
+    return _Period(first, today + timedelta(days=1), label, show_days=True, running=True)
 
 
 def _weekday(name: str, today: date) -> _Period:
@@ -375,8 +406,12 @@ class _Reader:
             if self.at(i + 1) == _THIS:
                 return _units_back(0, word, self.today), i + 2
             return None
+        if word in _SCHOOL and self.at(i + 1) == _THIS:  # "الترم الحالي", the current term
+            return _school(word, self.today), i + 2
         if word in _LAST or word == _THIS:
             nxt = self.at(i + 1)
+            if word == _THIS and nxt in _SCHOOL:  # "this semester", "dieses Halbjahr"
+                return _school(nxt, self.today), i + 2
             n = _number(nxt)
             if word in _LAST and n is not None and self.at(i + 2) in UNITS:
                 return _rolling(n, self.at(i + 2), self.today), i + 3
@@ -456,15 +491,20 @@ class _Reader:
             ranged = self.range_from(j, joined=True)
             if ranged is not None:
                 return ranged
-            found = self.simple(j)
+            found = self.school_at(j) or self.simple(j)
             if found is None:
                 continue
             period, end = found
-            if period is None:
-                return None, end
+            if period is None or period.running:
+                return period, end
             return _Period(period.first, self.today + timedelta(days=1),
                            f"since {period.label}", show_days=True), end  # fmt: skip
         return None
+
+    def school_at(self, i: int) -> tuple[_Period, int] | None:
+        """The current school term or year named alone at i, after "since" ("since the semester
+        started", "depuis le trimestre"): so far."""
+        return (_school(self.at(i), self.today), i + 1) if self.at(i) in _SCHOOL else None
 
     def current_unit(self, i: int) -> tuple[_Period, int] | None:
         """The current year, month, week or day, named by its unit alone a few words after "the
@@ -477,9 +517,11 @@ class _Reader:
             word = self.at(j)
             if _number(word) is not None or word in _LAST or word == _THIS:
                 return None
-            if word in _CURRENT_UNITS:
+            if word in _CURRENT_UNITS or word in _SCHOOL_AFTER_START:
                 if _number(self.at(j + 1)) is not None or self.at(j + 1) in (AGO, *_LAST):
                     return None
+                if word in _SCHOOL_AFTER_START:
+                    return _school(word, self.today), j + 1
                 current = _units_back(0, word, self.today)
                 return (current, j + 1) if current is not None else None
         return None

@@ -69,6 +69,12 @@ BEFORE = "beforedate"
 AFTER = "afterdate"
 # And for its `until_words` ("until March" reads "untildate march").
 UNTIL = "untildate"
+# The English reading's words for a language's words for a school term (semester, "quadrimestre",
+# "Halbjahr", الترم) and for the school year ("année scolaire", "Schuljahr"): glossed to these in
+# the language files, not to English "term", which is as often a word of the subject ("what does
+# this term mean?"); English "term" itself is read only after "the start of".
+SCHOOL_TERM = "schoolterm"
+SCHOOL_YEAR = "schoolyear"
 # Words a query may hold that the library translates to a month or a weekday but that are mostly
 # something else are masked unless a month preposition, a day number or a year stands next to them.
 _YEAR = re.compile(r"\d{4}")
@@ -167,13 +173,15 @@ def _vocabulary() -> _Vocabulary:
         for source, english in data.time_glosses.items():
             glosses.append((compile_phrase(source), tuple(english.split()), glued))
         # A word for "the start of" names no period without a unit, and a unit opens the slow
-        # path by itself: alone, the word stays on the fast path ("how do I start this?").
+        # path by itself: alone, the word stays on the fast path ("how do I start this?"), also
+        # where a longer gloss holds it ("start of term").
+        starts = {w for p, english, _ in glosses if english == (START,) for w in p.items}
         own = {
             w
             for p, english, _ in glosses
             if english != (START,)
             for w in p.items
-            if isinstance(w, str)
+            if isinstance(w, str) and w not in starts
         }
         # A month or weekday abbreviation that is a function word somewhere ("we", "mar") never
         # opens the slow path alone; unit and relative words do, even when they are ("hier" is
