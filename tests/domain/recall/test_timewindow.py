@@ -509,3 +509,30 @@ def test_a_day_number_without_an_article_dates_an_ambiguous_month(query: str, la
 )
 def test_this_morning_and_last_night_are_today_and_yesterday(query: str, day: str) -> None:
     assert day in window(query).label
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("ya deux semaines on a fait quoi ?", "2 weeks ago (2026-11-09 to 2026-11-15)"),
+        ("faz duas semanas que a gente estudou o quê?", "2 weeks ago (2026-11-09 to 2026-11-15)"),
+        ("o que a gente viu tem três dias?", "3 days ago (2026-11-22)"),
+        ("what did we do a couple weeks back?", "2 weeks ago (2026-11-09 to 2026-11-15)"),
+        ("what did we go over 3 days back?", "3 days ago (2026-11-22)"),
+    ],
+)
+def test_spoken_words_for_ago_count_back_in_a_question_of_the_past(query: str, label: str) -> None:
+    # French "ya" (il y a), Portuguese "faz", "tem" before a duration, English "back" after one.
+    assert window(query).label == label
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "ya deux semaines de vacances, on révise quoi ?",
+        "faz duas semanas que estudo isso, me ajuda?",
+        "can we go back to fractions?",
+    ],
+)
+def test_spoken_words_for_ago_count_nothing_back_in_the_present(query: str) -> None:
+    assert parse_time_window(query, NOW, ROME) is None

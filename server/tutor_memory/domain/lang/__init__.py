@@ -38,7 +38,9 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   `tutor_memory.domain.recall.timewindow`'s grammar (see `tutor_memory.domain.recall.timewords`).
 - `ago_prepositions`: words that, right before a number of days, weeks, months or years, count
   them back from now, as "ago" does after them (spoken Arabic من: "من يومين", two days ago; "من
-  تلات أيام", three days ago). Single words.
+  تلات أيام", three days ago; spoken French "ya deux semaines"; Portuguese "faz duas semanas",
+  "tem três dias"). Single words, read so only in a text that speaks of the past ("ya deux
+  semaines de vacances" is two weeks of holiday).
 - `record_triggers`: phrases by which a student asks about their own record ("what did I get
   wrong").
 - `record_questions`: phrases that ask about the record only in a clause that asks (a question
