@@ -532,6 +532,9 @@ def test_spoken_words_for_ago_count_back_in_a_question_of_the_past(query: str, l
         "ya deux semaines de vacances, on révise quoi ?",
         "faz duas semanas que estudo isso, me ajuda?",
         "can we go back to fractions?",
+        # A unit without a number before "back" is the return, not a count.
+        "what did we do on the first day back after the holidays?",
+        "what did we cover in our first week back?",
     ],
 )
 def test_spoken_words_for_ago_count_nothing_back_in_the_present(query: str) -> None:

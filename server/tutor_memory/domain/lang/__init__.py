@@ -41,6 +41,9 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   تلات أيام", three days ago; spoken French "ya deux semaines"; Portuguese "faz duas semanas",
   "tem três dias"). Single words, read so only in a text that speaks of the past ("ya deux
   semaines de vacances" is two weeks of holiday).
+- `ago_postpositions`: words that, right after a number of days, weeks, months or years, count
+  them back from now as "ago" does ("two weeks *back*"); after a unit without a number they are
+  something else ("the first day back at school"). Single words.
 - `record_triggers`: phrases by which a student asks about their own record ("what did I get
   wrong").
 - `record_questions`: phrases that ask about the record only in a clause that asks (a question
@@ -248,6 +251,7 @@ _STRING_LIST_FIELDS = (
     "attached_prepositions",
     "attached_conjunctions",
     "ago_prepositions",
+    "ago_postpositions",
     "record_triggers",
     "record_questions",
     "topic_prepositions",
@@ -336,6 +340,7 @@ class LanguageData:
     attached_conjunctions: tuple[str, ...]
     time_glosses: Mapping[str, str]
     ago_prepositions: tuple[str, ...]
+    ago_postpositions: tuple[str, ...]
     record_triggers: tuple[str, ...]
     record_questions: tuple[str, ...]
     topic_prepositions: tuple[str, ...]

@@ -10,8 +10,8 @@ Which library does what:
 - Our language files add what the library lacks (`time_glosses`: "since", "between", "last" after
   a weekday, numerals such as Italian "tre", "the week before last" words; month names such as the
   Levantine Arabic ones; `ago_prepositions`: spoken Arabic "من يومين", two days ago, read so only
-  in a text that speaks of the past) and what it gets wrong (`ambiguous_months`,
-  `time_false_friends`: "may I ask", "Julio César", "hoy en día").
+  in a text that speaks of the past; `ago_postpositions`: "two weeks back") and what it gets wrong
+  (`ambiguous_months`, `time_false_friends`: "may I ask", "Julio César", "hoy en día").
 - `tutor_memory.domain.recall.timewindow` turns the English reading into a calendar period.
 
 Fast path: a query holding no word of any language's time vocabulary (month, weekday and unit
@@ -98,8 +98,9 @@ class _Language:
     glosses: PhraseIndex[tuple[str, ...]]
     glued: tuple[str, ...]
     # Words that count a number of units back from now when they come before it
-    # (`ago_prepositions`).
+    # (`ago_prepositions`), and after it (`ago_postpositions`).
     ago_prepositions: frozenset[str]
+    ago_postpositions: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +201,7 @@ def _vocabulary() -> _Vocabulary:
                 PhraseIndex(glosses),
                 glued,
                 frozenset(w for p in data.ago_prepositions for w in words(p)),
+                frozenset(w for p in data.ago_postpositions for w in words(p)),
             )
         )
     anchors = {
@@ -501,9 +503,22 @@ def _glossed(translated: str, language: _Language, past: Callable[[], bool]) -> 
         else:
             out.append(tokens[i])
             i += 1
+    if language.ago_postpositions.intersection(out):
+        out = _ago_after(out, language.ago_postpositions)
     if language.ago_prepositions and language.ago_prepositions.intersection(out) and past():
         return _counted_back(out, language.ago_prepositions)
     return out
+
+
+def _ago_after(reading: list[str], postpositions: frozenset[str]) -> list[str]:
+    """`reading` with each "<number> <unit> <ago postposition>" read as "<number> <unit> ago" ("2
+    week back"); after a unit without a number the word stays ("the first day back")."""
+    return [
+        AGO
+        if word in postpositions and i >= 2 and reading[i - 1] in UNITS and reading[i - 2].isdigit()
+        else word
+        for i, word in enumerate(reading)
+    ]
 
 
 def _counted_back(reading: list[str], prepositions: frozenset[str]) -> list[str]:
