@@ -507,12 +507,13 @@ class _Reader:
         return (_school(self.at(i), self.today), i + 1) if self.at(i) in _SCHOOL else None
 
     def current_unit(self, i: int) -> tuple[_Period, int] | None:
-        """The current year, month, week or day, named by its unit alone a few words after "the
-        start of" at i: the words between are whatever the library leaves of "of the" ("dell'",
-        "de", "do", "de l'"), at most SINCE_GAP. A number next to the unit makes it something
-        else ("since the start of year 7", a school year), and "last" or "this" another period,
-        read where it stands ("the start of last week"). Without "the start of", a unit names no
-        current one: "since the day we met" is no period."""
+        """The current year, month, week or day, or school term or year (`_school`), named by its
+        unit alone a few words after "the start of" at i: the words between are whatever the
+        library leaves of "of the" ("dell'", "de", "do", "de l'"), at most SINCE_GAP. A number
+        next to the unit makes it something else ("since the start of year 7", a school year),
+        and "last" or "this" another period, read where it stands ("the start of last week").
+        Without "the start of", a unit names no current one: "since the day we met" is no
+        period."""
         for j in range(i + 1, min(i + 2 + SINCE_GAP, len(self.t))):
             word = self.at(j)
             if _number(word) is not None or word in _LAST or word == _THIS:

@@ -176,7 +176,13 @@ def _vocabulary() -> _Vocabulary:
         # A word for "the start of" names no period without a unit, and a unit opens the slow
         # path by itself: alone, the word stays on the fast path ("how do I start this?"), also
         # where a longer gloss holds it ("start of term").
-        starts = {w for p, english, _ in glosses if english == (START,) for w in p.items}
+        starts = {
+            w
+            for p, english, _ in glosses
+            if english == (START,)
+            for w in p.items
+            if isinstance(w, str)
+        }
         own = {
             w
             for p, english, _ in glosses
