@@ -52,7 +52,6 @@ from tutor_memory.domain.recall.candidates import (
     CandidateSets,
     current_turn,
     last_turns,
-    most_recent,
     neighbours,
     reciprocal_rank_relevance,
     record_positions,
@@ -354,7 +353,7 @@ class BlockBuilder:
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32], Extras]:
         sets = CandidateSets(explain=trace is not None)
         # The most recent episodes: the honest offer when nothing matches (R2.2).
-        recent = snap.ids[most_recent(snap.occurred_at_us, RECENT_CANDIDATES)]
+        recent = snap.ids[table.most_recent(RECENT_CANDIDATES, len(snap))]
         sets.add(recent, 0.0, False, Source.RECENT)
         # Inside a named period every episode is a candidate and counts as matching it.
         if window is not None:

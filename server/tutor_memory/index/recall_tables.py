@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tutor_memory.domain.episodes import ChainKey
+from tutor_memory.domain.recall.candidates import latest
 from tutor_memory.domain.recall.facts import KIND_CODES, RecallRow, Snapshot
 from tutor_memory.domain.text.normalise import normalise
 
@@ -50,6 +51,14 @@ DUP_INDEX_MIN_ROWS = 256
 # least this many, or an eighth of the rows indexed (a rebuild sorts the whole column: about
 # 30 µs for 2,000 rows, 8 ms for 100,000).
 DUP_INDEX_SLACK = 256
+# Chains from this many rows find their most recent episodes through the rows' order by time
+# (the time index) and the rows appended past it, instead of a partition of the whole time
+# column on every turn: that costs about 90 µs at 10,000 rows and 0.9 ms at 100,000.
+TIME_INDEX_MIN_ROWS = 2_048
+# Rows appended past the time index before it is rebuilt. Sorting a column already in time order
+# (a history imported in order, then the live turns) costs 0.07 ms at 100,000 rows, and one in
+# no order 6.5 ms; choosing among the index's newest and this many more costs about 10 µs.
+TIME_INDEX_SLACK = 1_024
 
 
 class _Postings:
@@ -102,6 +111,10 @@ class ChainTable:
         self._dup_rows = 0
         self._dup_order = np.empty(0, dtype=np.int64)
         self._dup_sorted = np.empty(0, dtype=np.uint64)
+        # The time index (`most_recent`): the first `_time_rows` rows' positions ordered by when
+        # they occurred (stable, so equal times keep the order of the rows).
+        self._time_rows = 0
+        self._time_order = np.empty(0, dtype=np.int32)
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -128,8 +141,8 @@ class ChainTable:
                 sum(len(ids) for ids in self._concepts.values()) * 8
                 + len(self._concepts) * ENTRY_OVERHEAD_BYTES
             )
-            dup_index = self._dup_order.nbytes + self._dup_sorted.nbytes
-            return columns + base + appended + concepts + dup_index
+            indexes = self._dup_order.nbytes + self._dup_sorted.nbytes + self._time_order.nbytes
+            return columns + base + appended + concepts + indexes
 
     def append(self, rows: Iterable[RecallRow]) -> None:
         rows = list(rows)
@@ -240,6 +253,27 @@ class ChainTable:
                 before = found.get(key)
                 found[key] = more if before is None else np.concatenate([before, more])
         return {key: positions for key, positions in found.items() if len(positions)}
+
+    def most_recent(self, k: int, within: int) -> npt.NDArray[np.int64]:
+        """Positions of the `k` most recent of the first `within` rows (a snapshot's), in no
+        particular order: by the time index and the rows appended past it for a large chain, by
+        the whole time column for a small one."""
+        with self._lock:
+            n = min(within, self._n)
+            occurred: npt.NDArray[np.int64] = self._cols["occurred_at_us"][:n]  # type: ignore[assignment]
+            if self._n >= TIME_INDEX_MIN_ROWS and self._n - self._time_rows > TIME_INDEX_SLACK:
+                column = self._cols["occurred_at_us"][: self._n]
+                self._time_order = np.argsort(column, kind="stable").astype(np.int32)
+                self._time_rows = self._n
+            order, indexed = self._time_order, self._time_rows
+        if indexed == 0:
+            return latest(np.arange(n, dtype=np.int64), occurred, k)
+        # Rows the index holds past this snapshot (appended after it was taken) are left out:
+        # taking that many more from the index's end keeps k of the snapshot's own.
+        top = order[-(k + max(0, indexed - n)) :].astype(np.int64)
+        top = top[top < n]
+        tail = np.arange(indexed, n, dtype=np.int64)
+        return latest(np.concatenate([top, tail]) if len(tail) else top, occurred, k)
 
     def snapshot(self) -> Snapshot:
         with self._lock:

@@ -254,11 +254,15 @@ def current_turn(snap: Snapshot, query: str, now_us: int) -> int | None:
     return None
 
 
-def most_recent(occurred: npt.NDArray[np.int64], k: int) -> npt.NDArray[np.int64]:
-    """Positions of the k most recent episodes (any order)."""
-    if len(occurred) <= k:
-        return np.arange(len(occurred), dtype=np.int64)
-    return np.argpartition(occurred, len(occurred) - k)[-k:].astype(np.int64)
+def latest(
+    positions: npt.NDArray[np.int64], occurred: npt.NDArray[np.int64], k: int
+) -> npt.NDArray[np.int64]:
+    """The `k` of `positions` (distinct rows of a chain) whose episodes occurred last, in no
+    particular order; of episodes at the same time, the later rows (the later written) win."""
+    if len(positions) <= k:
+        return positions
+    # lexsort's last key is the primary one: time, then the row.
+    return positions[np.lexsort((positions, occurred[positions]))[-k:]]
 
 
 def window_positions(snap: Snapshot, window: TimeWindow | None) -> npt.NDArray[np.int64]:
