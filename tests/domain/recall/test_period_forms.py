@@ -57,6 +57,36 @@ def test_n_days_ago_is_that_local_day(query: str) -> None:
 @pytest.mark.parametrize(
     "query",
     [
+        "recap what we did the day before yesterday pls",
+        "ieri l'altro cosa abbiamo ripassato?",
+        "avantieri abbiamo fatto le frazioni o no?",
+        "qu est ce qu on a vu avant hier",
+        "antier vimos algo de química, ¿no?",
+        "¿de qué hablamos antes de ayer?",
+        "o que estudamos antes de ontem?",
+        "ماذا درسنا أول أمس؟",
+        "شو حكينا اول امبارح",
+        "ماذا راجعنا قبل البارحة؟",
+    ],
+)
+def test_the_day_before_yesterday_however_it_is_written_is_two_days_back(query: str) -> None:
+    assert span(query) == days("2026-03-16", "2026-03-17")
+
+
+@pytest.mark.parametrize(
+    ("spoken", "written"),
+    [
+        ("on a fait quoi y a deux semaines en maths", "il y a deux semaines, en maths"),
+        ("y a trois jours on a parlé de quoi ?", "de quoi on a parlé il y a trois jours"),
+    ],
+)
+def test_spoken_french_ago_without_il_is_the_written_period(spoken: str, written: str) -> None:
+    assert span(spoken) == span(written)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
         "what did we study the week before last?",
         "vorletzte Woche",
         "la semana antepasada",
