@@ -105,6 +105,14 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   one of `weekday_suffixes`, they are the ordinal ("a segunda lei de Newton", "la segunda ley"),
   not the day.
 - `weekday_suffixes`: what may follow such a name when it is the day ("feira").
+- `name_capitals`: what a capital letter inside a sentence tells of a month or weekday name beside
+  it, as the language is written: `"neighbours"`, a capitalised word right before or after it
+  makes it part of a name ("the October Revolution", "Black Friday"); `"neighbours_and_dates"`
+  (languages that write months in lower case), that, and a month capitalised itself ("la
+  Revolución de Octubre", "la Rivoluzione d'Ottobre"); `"none"` (German, which capitalises every
+  noun; Arabic, which has no capitals). Portuguese is `"neighbours"`: Portugal wrote months
+  capitalised until the 1990 spelling agreement, and many still do. A name is no period unless a
+  month preposition, a day number or a year dates it.
 - `stop_words`: 100-250 of the language's most common function words, question words and modal
   verbs, with the chat spellings of function words ("nn" for "non", "vc", "jai"), already
   normalised (as `tutor_memory.domain.text.normalise` leaves them).
@@ -309,6 +317,8 @@ _STRING_LIST_FIELDS = (
 )
 
 _PLURAL_RULE_KEYS = frozenset({"ending", "replacement", "min_stem", "unless"})
+# The values of `name_capitals` (see the module docstring).
+NAME_CAPITALS = ("none", "neighbours", "neighbours_and_dates")
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +370,7 @@ class LanguageData:
     time_false_friends: tuple[str, ...]
     ordinal_weekdays: tuple[str, ...]
     weekday_suffixes: tuple[str, ...]
+    name_capitals: str
     stop_words: tuple[str, ...]
     articles: tuple[str, ...]
     article_prefixes: tuple[str, ...]
@@ -437,6 +448,9 @@ def _parse(code: str, raw: Any) -> LanguageData:
     if not isinstance(months, list) or len(months) != MONTHS_PER_YEAR:
         raise ValueError(f"{where}: 'months' must list {MONTHS_PER_YEAR} months")
     lists = {f: _strings(f"{where}: '{f}'", raw.get(f)) for f in _STRING_LIST_FIELDS}
+    name_capitals = raw.get("name_capitals")
+    if name_capitals not in NAME_CAPITALS:
+        raise ValueError(f"{where}: 'name_capitals' must be one of {', '.join(NAME_CAPITALS)}")
     rules = raw.get("plural_rules")
     if not isinstance(rules, list):
         raise ValueError(f"{where}: 'plural_rules' must be a list")
@@ -445,6 +459,7 @@ def _parse(code: str, raw: Any) -> LanguageData:
         name=raw["name"],
         months=tuple(_strings(f"{where}: month {i + 1}", m) for i, m in enumerate(months)),
         time_glosses=_irregulars(f"{where}: 'time_glosses'", raw.get("time_glosses")),
+        name_capitals=name_capitals,
         plural_rules=tuple(
             _plural_rule(f"{where}: plural rule {i + 1}", r) for i, r in enumerate(rules)
         ),

@@ -81,6 +81,11 @@ _YEAR = re.compile(r"\d{4}")
 _DAY_NUMBER = re.compile(r"\d{1,2}")
 _ORDINAL = re.compile(r"\d{1,2}(st|nd|rd|th|er|o|a|e)")
 _TOKEN = re.compile(r"[^\W_]+")
+# What may stand between two words of one phrase: spaces, apostrophes, hyphens ("d'Ottobre").
+_WORD_JOINERS = " \t'-"
+# Words inside its sentences from which a message mostly capitalised is read as written in title
+# case or in capitals, whose capitals mark no name.
+_TITLE_CASE_MIN_WORDS = 3
 _ENGLISH_ORDINAL = re.compile(r"\d{1,2}(st|nd|rd|th)")
 _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u0060\u00b4", "'"))
 
@@ -101,6 +106,8 @@ class _Language:
     # (`ago_prepositions`), and after it (`ago_postpositions`).
     ago_prepositions: frozenset[str]
     ago_postpositions: frozenset[str]
+    # What capitals say of a month or weekday name beside them (`name_capitals`).
+    name_capitals: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +135,8 @@ class _Vocabulary:
     ordinal_weekdays: frozenset[str]
     weekday_suffixes: frozenset[str]
     articles: frozenset[str]
+    # Every language's weekday names written in full (single words).
+    weekday_names: frozenset[str]
 
 
 _SETTINGS = Settings()
@@ -141,6 +150,7 @@ def _names(info: dict[str, Any], keys: Sequence[str]) -> set[str]:
 def _vocabulary() -> _Vocabulary:
     trigger: dict[str, set[int]] = {}
     year_words: set[str] = set()
+    weekday_names: set[str] = set()
     languages: list[_Language] = []
     common = stop_words()
     ambiguous = {" ".join(words(m)) for d in lang.all_languages() for m in d.ambiguous_months}
@@ -154,7 +164,9 @@ def _vocabulary() -> _Vocabulary:
         year_words |= _names(info, ("year",))
         dated = _names(info, MONTHS + WEEKDAYS)
         full = {w for k in WEEKDAYS for name in info.get(k, ()) for w in words(str(name))}
-        full = {w for w in full if len(w) > 3} | full_months
+        full = {w for w in full if len(w) > 3}
+        weekday_names |= full
+        full |= full_months
         relative = {
             w
             for phrases in info.get("relative-type", {}).values()
@@ -208,6 +220,7 @@ def _vocabulary() -> _Vocabulary:
                 glued,
                 frozenset(w for p in data.ago_prepositions for w in words(p)),
                 frozenset(w for p in data.ago_postpositions for w in words(p)),
+                data.name_capitals,
             )
         )
     anchors = {
@@ -262,6 +275,7 @@ def _vocabulary() -> _Vocabulary:
         frozenset(w for d in lang.all_languages() for p in d.ordinal_weekdays for w in words(p)),
         frozenset(w for d in lang.all_languages() for p in d.weekday_suffixes for w in words(p)),
         frozenset(w for d in lang.all_languages() for p in d.articles for w in words(p)),
+        frozenset(weekday_names),
     )
 
 
@@ -331,10 +345,12 @@ def has_time_words(text: str) -> bool:
     return bool(_languages_hit(words(text)))
 
 
-def _masked(raw: str, language: _Language) -> str:
+def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
     """`raw` (lower case) with the words that would mislead the library masked: false friends,
     ambiguous month names without a month preposition, day number or year beside them, the
-    library's month and weekday abbreviations, and years no time word introduces."""
+    library's month and weekday abbreviations, years no time word introduces, and month and
+    weekday names that capitals in `cased` (the text as written, `raw` before lower case, of the
+    same length) make part of a name that nothing dates ("the October Revolution")."""
     vocab = _vocabulary()
     spans = [m.span() for m in _TOKEN.finditer(raw)]
     tokens = [" ".join(words(raw[a:b])) for a, b in spans]
@@ -469,6 +485,10 @@ def _masked(raw: str, language: _Language) -> str:
             )
         elif token in vocab.ambiguous or token in language.abbreviations:
             masked[i] = not introduced(i)
+    if cased is not None and language.name_capitals != "none":
+        both = language.name_capitals == "neighbours_and_dates"
+        for i in _named_dates(raw, cased, spans, tokens, dates_too=both):
+            masked[i] = masked[i] or not introduced(i)
     # Only "the 12th" / "on 12th" is a day of the month: "Caroline's 18th birthday" is not.
     ordinal = [
         bool(_ENGLISH_ORDINAL.fullmatch(t)) and token_at(i - 1) in ("the", "on")
@@ -490,6 +510,71 @@ def _masked(raw: str, language: _Language) -> str:
             at = b
     out.append(raw[at:])
     return "".join(out)
+
+
+def _named_dates(
+    raw: str,
+    cased: str,
+    spans: Sequence[tuple[int, int]],
+    tokens: Sequence[str],
+    *,
+    dates_too: bool,
+) -> list[int]:
+    """Positions of the month and weekday names that capitals make part of a name: a capitalised
+    word right after a month ("October Revolution"; after a weekday it is mostly the time of day,
+    "Friday Night") or right before either inside the sentence ("Black Friday"), not a function
+    word, a time word or a number; with `dates_too`, also a month that is capitalised itself
+    inside the sentence, in a language that writes months in lower case ("Revolución de Octubre";
+    not a weekday, which students capitalise after an article, "el Viernes"). A message written
+    in capitals or in title case says nothing by its capitals."""
+    vocab = _vocabulary()
+    common = stop_words()
+
+    def written(j: int) -> str:
+        return cased[spans[j][0] : spans[j][1]]
+
+    def capitalised(j: int) -> bool:
+        word = written(j)
+        return word[:1].isupper() and not word.isupper()
+
+    def gap(j: int) -> str:
+        """What stands between token j and the one before it."""
+        return raw[spans[j - 1][1] : spans[j][0]] if j else ""
+
+    def opens_sentence(j: int) -> bool:
+        # Anything but spaces, apostrophes and hyphens before it ends a sentence or a clause.
+        return j == 0 or bool(gap(j).strip(_WORD_JOINERS))
+
+    inside = [
+        j
+        for j, t in enumerate(tokens)
+        if len(t) > 1 and not t[:1].isdigit() and not opens_sentence(j)
+    ]
+    # A few words say little about how the message is written ("October Revolution?").
+    if len(inside) >= _TITLE_CASE_MIN_WORDS and 2 * sum(
+        written(j)[:1].isupper() for j in inside
+    ) > len(inside):
+        return []
+
+    def plain(j: int) -> bool:
+        t = tokens[j]
+        return t not in common and t not in vocab.trigger and not t[:1].isdigit()
+
+    found = []
+    for i, token in enumerate(tokens):
+        if token not in vocab.month_names and token not in vocab.weekday_names:
+            continue
+        month = token in vocab.month_names
+        after = month and i + 1 < len(tokens) and not gap(i + 1).strip()
+        named = (
+            (after and capitalised(i + 1) and plain(i + 1))
+            or (i > 0 and not gap(i).strip() and capitalised(i - 1) and plain(i - 1)
+                and not opens_sentence(i - 1))
+            or (dates_too and month and capitalised(i) and not opens_sentence(i))
+        )  # fmt: skip
+        if named:
+            found.append(i)
+    return found
 
 
 def _glossed(translated: str, language: _Language, past: Callable[[], bool]) -> list[str]:
@@ -554,12 +639,14 @@ def english_readings(text: str) -> Iterator[list[str]]:
     if not hit:
         return
     raw = normalise_case(text)
+    # Capitals are read from the text as written where lower case kept every offset.
+    cased = text if len(text) == len(raw) else None
     languages = _vocabulary().languages
     past = functools.cache(functools.partial(speaks_of_past, text))
     for index in hit:
         language = languages[index]
         translated = language.locale.translate(
-            _masked(raw, language), keep_formatting=False, settings=_SETTINGS
+            _masked(raw, language, cased), keep_formatting=False, settings=_SETTINGS
         )
         yield _glossed(translated, language, past)
 
