@@ -93,6 +93,28 @@ def test_a_running_period_in_a_plan_is_not_a_period_of_the_record(query: str) ->
     assert asked(query) is None
 
 
+@pytest.mark.parametrize(
+    ("query", "question"),
+    [
+        (
+            "my exam is on friday, can you quiz me on what we did last week?",
+            "can you quiz me on what we did last week?",
+        ),
+        ("I was off sick last week, what did we do yesterday?", "what did we do yesterday?"),
+        (
+            "ho la verifica venerdì, cosa abbiamo fatto la settimana scorsa?",
+            "cosa abbiamo fatto la settimana scorsa?",
+        ),
+        ("tengo examen el viernes. ¿qué vimos ayer?", "¿qué vimos ayer?"),
+    ],
+)
+def test_a_question_that_names_its_own_period_asks_about_that_one(
+    query: str, question: str
+) -> None:
+    assert asked(question) is not None
+    assert asked(query) == asked(question)
+
+
 def test_a_message_that_names_no_period_has_none() -> None:
     assert asked("what is a prime number?") is None
     assert asked("") is None

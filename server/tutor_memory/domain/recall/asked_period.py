@@ -27,9 +27,11 @@ quoi aux quiz"). The clause that names the period decides first:
   clauses ask, the period is asked about only when one of them holds a record phrase or speaks of
   the past ("last week's quiz - how did I do?"); a question in the present ("what is a prime
   number?") is about something else, even after a "we" ("we moved house last month", where "we"
-  is the family, not the sessions). If no clause asks, a statement keeps its period when the
-  period is dated or over or the statement speaks of the past ("today we did fractions"), not
-  when it is a plan ("anota aí que eu vou fazer o ENEM esse ano").
+  is the family, not the sessions). A question after the statement that names a period of its
+  own asks about that one instead ("my exam is on friday, can you quiz me on what we did last
+  week?"; the first three questions after it are read). If no clause asks, a statement keeps its
+  period when the period is dated or over or the statement speaks of the past ("today we did
+  fractions"), not when it is a plan ("anota aí que eu vou fazer o ENEM esse ano").
 
 A period whose words run across clauses ("Friday, 3 March") is kept as the time reading found it.
 Each clause is read a fixed number of times (the one that names the period twice by the time
@@ -41,7 +43,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.recall.asking import asks, one_word_question_words, trigger_matches
@@ -70,6 +72,8 @@ _OPENING_MARKS = "\u00bf\u00a1"
 # What may close a clause and belongs to it: sentence-end marks (a question mark, after a space as
 # French writes it) and the quotes and brackets after them.
 _CLAUSE_END = re.compile(f"\\s*[{re.escape(SENTENCE_END_MARKS + CLOSING_MARKS)}]+")
+# How many questions after a statement that names a period are read for a period of their own.
+_LATER_QUESTIONS = 3
 # The language fields whose words a clause may hold and still hold nothing but its period.
 _FUNCTION_FIELDS = ("lead_ins", "fillers", "discourse_words", "pronouns")
 
@@ -201,6 +205,29 @@ def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
     past = functools.cache(functools.partial(speaks_of_past, query))
     for n, clause in enumerate(parts):
         if parse_time_window(clause, now_us, tz, past=past) is not None:
+            if not asks(clause):
+                # A question after the statement that names a period of its own asks about that
+                # one: "my exam is on friday, can you quiz me on what we did last week?".
+                asked = _asked_by_a_later_question(parts, n, now_us, tz, past)
+                if asked is not None:
+                    return asked
             others = parts[:n] + parts[n + 1 :]
             return window if _asked(clause, others, window, now_us) else None
     return window
+
+
+def _asked_by_a_later_question(
+    parts: Sequence[str], n: int, now_us: int, tz: str, past: Callable[[], bool]
+) -> TimeWindow | None:
+    """The period that one of the first `_LATER_QUESTIONS` questions after clause n names and
+    asks about, read in that question alone; None if none does. (A fixed number of questions, so
+    that a message of many clauses is read in a time linear in its length, issue 12.)"""
+    questions = [k for k in range(n + 1, len(parts)) if asks(parts[k])][:_LATER_QUESTIONS]
+    for k in questions:
+        if not has_time_words(parts[k]):
+            continue
+        found = parse_time_window(parts[k], now_us, tz, past=past)
+        others = [*parts[:k], *parts[k + 1 :]]
+        if found is not None and _asked(parts[k], others, found, now_us):
+            return found
+    return None
