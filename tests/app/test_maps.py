@@ -80,3 +80,51 @@ def test_an_invalidated_chain_is_rebuilt() -> None:
     cache.invalidate(chain(1))
     cache.get(chain(1))
     assert store.builds == [chain(1), chain(1)]
+
+
+class CountingEmbedder(NoEmbedder):
+    """Embeds each text as a vector of its length; records every text embedded."""
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.embedded += texts
+        return np.array([[len(t), 1, 0, 0] for t in texts], dtype=np.float32)
+
+
+class TaughtStore(CountingStore):
+    """One file concept per chain and the taught notes given, naming concepts of their own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.taught: list[StoredEpisode] = []
+
+    def episodes_of_kind(self, chain: ChainKey, kinds: Sequence[Kind]) -> list[StoredEpisode]:
+        return [e for e in self.taught if e.kind in kinds]
+
+
+def _taught(episode_id: int, name: str) -> StoredEpisode:
+    text = f"In our class we call {name} the key idea"
+    return StoredEpisode(
+        episode_id, chain(1), episode_id, Kind.TAUGHT, text, text, (name,), 0.5, 0, 0, (), None,
+        None, f"k{episode_id}", b"", b"",
+    )  # fmt: skip
+
+
+def test_a_rebuild_embeds_only_the_taught_names_it_has_not_embedded_before() -> None:
+    store, embedder = TaughtStore(), CountingEmbedder()
+    cache = MapCache(cast(Store, store), cast(Embedder, embedder), size=2)
+    store.taught.append(_taught(1, "osmotic pressure"))
+    first = cache.get(chain(1))
+    names = [n.name for n in first.map.nodes]
+    assert "osmotic pressure" in names
+    assert embedder.embedded == ["osmotic pressure"]
+    store.taught.append(_taught(2, "turgor"))
+    cache.invalidate(chain(1))
+    second = cache.get(chain(1))
+    assert embedder.embedded == ["osmotic pressure", "turgor"]
+    # The kept vector is the one the first rebuild embedded, in the node's row.
+    rows = {n.name: i for i, n in enumerate(second.map.nodes)}
+    assert second.vectors[rows["osmotic pressure"]].tolist() == [16, 1, 0, 0]
+    assert second.vectors[rows["turgor"]].tolist() == [6, 1, 0, 0]
