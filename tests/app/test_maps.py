@@ -128,14 +128,3 @@ def test_a_rebuild_embeds_only_the_taught_names_it_has_not_embedded_before() -> 
     rows = {n.name: i for i, n in enumerate(second.map.nodes)}
     assert second.vectors[rows["osmotic pressure"]].tolist() == [16, 1, 0, 0]
     assert second.vectors[rows["turgor"]].tolist() == [6, 1, 0, 0]
-
-
-def test_an_erased_chain_leaves_no_name_of_its_own_behind() -> None:
-    store, embedder = TaughtStore(), CountingEmbedder()
-    cache = MapCache(cast(Store, store), cast(Embedder, embedder), size=2)
-    store.taught.append(_taught(1, "osmotic pressure"))
-    cache.get(chain(1))
-    cache.forget(chain(1))
-    cache.get(chain(1))
-    # Nothing was kept for the chain: its names are embedded again.
-    assert embedder.embedded == ["osmotic pressure", "osmotic pressure"]

@@ -35,8 +35,8 @@ from tutor_memory.store.protocols import EpisodeReads, FileReads
 # chains alone could hold gigabytes; beyond this, the least recently read maps are rebuilt on
 # their next read.
 MAP_CACHE_BYTES = 256 * 1024 * 1024
-# Concept names whose embeddings are kept between rebuilds, over all chains: 4,096 names of the
-# model's 512 dimensions are 8 MiB.
+# Concept names whose embeddings are kept between rebuilds, over all chains (a name is embedded the
+# same for every chain): 4,096 names of the model's 512 dimensions are 8 MiB.
 NAME_VECTORS_KEPT = 4_096
 
 
@@ -61,14 +61,11 @@ class MapCache:
         self._cache: ChainCache[ChainMap] = ChainCache(
             self._build, size, fresh, weigh=ChainMap.nbytes, max_bytes=max_bytes
         )
-        # (chain, name) -> its embedding, for the names no file stores a vector for: per chain,
-        # so that an erased student's names leave with the chain (`forget`). The model embeds a
+        # Name -> its embedding, for the names no file stores a vector for. The model embeds a
         # batch's texts a little differently by what else is in it (int8 activations), so a kept
         # vector is the one of the batch that first embedded the name, as a rebuild's was the one
         # of that rebuild's batch.
-        self._name_vectors: LruCache[tuple[ChainKey, str], npt.NDArray[np.float32]] = LruCache(
-            NAME_VECTORS_KEPT
-        )
+        self._name_vectors: LruCache[str, npt.NDArray[np.float32]] = LruCache(NAME_VECTORS_KEPT)
 
     @property
     def cache(self) -> ChainCache[ChainMap]:
@@ -77,11 +74,6 @@ class MapCache:
 
     def invalidate(self, chain: ChainKey) -> None:
         self._cache.invalidate(chain)
-
-    def forget(self, chain: ChainKey) -> None:
-        """Drops the chain's map and the names kept for it (its student was erased)."""
-        self._cache.invalidate(chain)
-        self._name_vectors.drop_where(lambda key: key[0] == chain)
 
     def get(self, chain: ChainKey) -> ChainMap:
         return self._cache.get(chain)
@@ -109,11 +101,11 @@ class MapCache:
         matcher = NameMatcher(shape.names)
         confirmed = confirmed_keys([e for e in episodes if e.kind is Kind.CHECK], matcher)
         concept_map = banded(shape, confirmed)
-        vectors = self._node_vectors(chain, concept_map, files)
+        vectors = self._node_vectors(concept_map, files)
         return ChainMap(concept_map, matcher, vectors, fingerprints)
 
     def _node_vectors(
-        self, chain: ChainKey, concept_map: ConceptMap, files: Sequence[FileConcepts]
+        self, concept_map: ConceptMap, files: Sequence[FileConcepts]
     ) -> npt.NDArray[np.float32]:
         """Each node's name embedding: the stored one of the first extraction that named it,
         else (taught and assumed nodes) the one kept from an earlier rebuild, else embedded
@@ -127,14 +119,14 @@ class MapCache:
         ]
         for i, row in enumerate(rows):
             if row is None:
-                rows[i] = self._name_vectors.get((chain, concept_map.nodes[i].name))
+                rows[i] = self._name_vectors.get(concept_map.nodes[i].name)
         missing = [i for i, row in enumerate(rows) if row is None]
         if missing:
             fresh = self._embedder.embed([concept_map.nodes[i].name for i in missing])
             for i, vector in zip(missing, fresh, strict=True):
                 rows[i] = vector
                 # A copy: a row alone, not a view that keeps the whole batch alive.
-                self._name_vectors.put((chain, concept_map.nodes[i].name), vector.copy())
+                self._name_vectors.put(concept_map.nodes[i].name, vector.copy())
         if not rows:
             return np.empty((0, self._embedder.dim), np.float32)
         return np.stack([r for r in rows if r is not None]).astype(np.float32)

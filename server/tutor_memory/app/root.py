@@ -239,8 +239,9 @@ def build_services(
     current_beliefs = current_beliefs_cache(store, fresh)
     passages = passage_cache(store, embedder.model_id, fresh)
     # Every cache of derived data, with the changes that make it stale.
-    changes.subscribe(Change.FILES | Change.TEACHING | Change.CONFIRMATIONS, maps.invalidate)
-    changes.subscribe(Change.ERASED, maps.forget)
+    changes.subscribe(
+        Change.FILES | Change.TEACHING | Change.CONFIRMATIONS | Change.ERASED, maps.invalidate
+    )
     changes.subscribe(Change.BELIEFS | Change.ERASED, current_beliefs.invalidate)
     changes.subscribe(Change.FILES | Change.ERASED, passages.invalidate)
 
