@@ -3,11 +3,7 @@ made of changes (a file version, a taught note, a passed check), and read by eve
 
 The map is derived data: the file versions' extractions, the `taught` episodes and the right
 checks are the record, and `graph.build_map` turns them into the same map every time. A rebuild
-costs milliseconds for a course of a few hundred concepts, so nothing incremental is kept but the
-name embeddings of taught and assumed concepts, which no file stores: embedded again at every
-rebuild, they were a third of a rebuild's time (18 of 54 ms for the 145 concepts of
-bench_block's 10k chain), and a rebuild follows every taught note and every check that confirms
-a concept.
+costs milliseconds for a course of a few hundred concepts, so nothing incremental is kept.
 """
 
 from __future__ import annotations
@@ -26,7 +22,6 @@ from tutor_memory.domain.conceptmap.graph import ConceptMap, FileConcepts, bande
 from tutor_memory.domain.conceptmap.names import NameMatcher
 from tutor_memory.domain.episodes import ChainKey, Kind
 from tutor_memory.models.embedder import Embedder
-from tutor_memory.store.lru import LruCache
 from tutor_memory.store.protocols import EpisodeReads, FileReads
 
 # Bytes of built maps kept in memory over all chains (`ChainMap.nbytes`). A course of ten files
@@ -35,9 +30,6 @@ from tutor_memory.store.protocols import EpisodeReads, FileReads
 # chains alone could hold gigabytes; beyond this, the least recently read maps are rebuilt on
 # their next read.
 MAP_CACHE_BYTES = 256 * 1024 * 1024
-# Concept names whose embeddings are kept between rebuilds, over all chains (a name is embedded the
-# same for every chain): 4,096 names of the model's 512 dimensions are 8 MiB.
-NAME_VECTORS_KEPT = 4_096
 
 
 class MapReads(FileReads, EpisodeReads, Protocol):
@@ -61,11 +53,6 @@ class MapCache:
         self._cache: ChainCache[ChainMap] = ChainCache(
             self._build, size, fresh, weigh=ChainMap.nbytes, max_bytes=max_bytes
         )
-        # Name -> its embedding, for the names no file stores a vector for. The model embeds a
-        # batch's texts a little differently by what else is in it (int8 activations), so a kept
-        # vector is the one of the batch that first embedded the name, as a rebuild's was the one
-        # of that rebuild's batch.
-        self._name_vectors: LruCache[str, npt.NDArray[np.float32]] = LruCache(NAME_VECTORS_KEPT)
 
     @property
     def cache(self) -> ChainCache[ChainMap]:
@@ -108,8 +95,7 @@ class MapCache:
         self, concept_map: ConceptMap, files: Sequence[FileConcepts]
     ) -> npt.NDArray[np.float32]:
         """Each node's name embedding: the stored one of the first extraction that named it,
-        else (taught and assumed nodes) the one kept from an earlier rebuild, else embedded
-        now."""
+        else (taught and assumed nodes) embedded now."""
         stored: dict[str, npt.NDArray[np.float32]] = {}
         for f in files:
             for concept, vector in zip(f.concepts, f.vectors, strict=True):
@@ -117,16 +103,11 @@ class MapCache:
         rows: list[npt.NDArray[np.float32] | None] = [
             stored.get(node.key) for node in concept_map.nodes
         ]
-        for i, row in enumerate(rows):
-            if row is None:
-                rows[i] = self._name_vectors.get(concept_map.nodes[i].name)
         missing = [i for i, row in enumerate(rows) if row is None]
         if missing:
             fresh = self._embedder.embed([concept_map.nodes[i].name for i in missing])
             for i, vector in zip(missing, fresh, strict=True):
                 rows[i] = vector
-                # A copy: a row alone, not a view that keeps the whole batch alive.
-                self._name_vectors.put(concept_map.nodes[i].name, vector.copy())
         if not rows:
             return np.empty((0, self._embedder.dim), np.float32)
         return np.stack([r for r in rows if r is not None]).astype(np.float32)
