@@ -111,9 +111,9 @@ class ChainTable:
         self._dup_rows = 0
         self._dup_order = np.empty(0, dtype=np.int64)
         self._dup_sorted = np.empty(0, dtype=np.uint64)
-        # The time index (`most_recent`): the first `_time_rows` rows' positions ordered by when
-        # they occurred (stable, so equal times keep the order of the rows).
-        self._time_rows = 0
+        # The time index (`most_recent`): the positions of the rows it covers (the first
+        # len(_time_order)) ordered by when they occurred (stable, so equal times keep the order
+        # of the rows).
         self._time_order = np.empty(0, dtype=np.int32)
         self._lock = threading.Lock()
 
@@ -261,11 +261,12 @@ class ChainTable:
         with self._lock:
             n = min(within, self._n)
             occurred: npt.NDArray[np.int64] = self._cols["occurred_at_us"][:n]  # type: ignore[assignment]
-            if self._n >= TIME_INDEX_MIN_ROWS and self._n - self._time_rows > TIME_INDEX_SLACK:
+            unindexed = self._n - len(self._time_order)
+            if self._n >= TIME_INDEX_MIN_ROWS and unindexed > TIME_INDEX_SLACK:
                 column = self._cols["occurred_at_us"][: self._n]
                 self._time_order = np.argsort(column, kind="stable").astype(np.int32)
-                self._time_rows = self._n
-            order, indexed = self._time_order, self._time_rows
+            order = self._time_order
+        indexed = len(order)
         if indexed == 0:
             return latest(np.arange(n, dtype=np.int64), occurred, k)
         # Rows the index holds past this snapshot (appended after it was taken) are left out:
