@@ -172,6 +172,20 @@ async def test_a_weekday_still_to_come_does_not_empty_the_block(harness: Harness
     assert asked.time_window.label.startswith("Monday")
 
 
+async def test_an_exam_still_to_come_beside_a_question_of_the_past_does_not_empty_the_block(
+    harness: Harness,
+) -> None:
+    # The question speaks of the past, which once read the exam's Monday as last Monday: a record
+    # question about that Monday, with nothing in it, showing nothing about fractions.
+    earlier = await earlier_question(harness, "How do I add fractions with different denominators?")
+    got = await block(harness, "I have a test on Monday. What did we do on fractions?")
+    assert got.record_mode
+    assert_unfiltered_block_shows(got, earlier)
+    framed = await block(harness, "On Monday in class, what did we do?")
+    assert framed.no_record
+    assert framed.time_window.label.startswith("Monday")
+
+
 async def test_a_period_the_question_only_mentions_does_not_empty_the_block(
     harness: Harness,
 ) -> None:

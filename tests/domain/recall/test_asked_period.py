@@ -115,6 +115,48 @@ def test_a_question_that_names_its_own_period_asks_about_that_one(
     assert asked(query) == asked(question)
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "I have a quiz on Thursday, what did we go over about the water cycle?",
+        "the test is on friday. what did you show me on circuits?",
+        "giovedì ho l'interrogazione, cosa abbiamo ripassato sulle frazioni?",
+        "el jueves tengo control, ¿qué hemos repasado de la célula?",
+        "jeudi j'ai une interro, on a vu quoi sur la photosynthèse ?",
+        "am Donnerstag schreiben wir eine Arbeit, was haben wir über Zellen gelernt?",
+        "quinta tenho simulado, o que a gente estudou de genética?",
+    ],
+)
+def test_a_weekday_of_a_statement_with_its_own_verb_is_the_next_one_not_the_questions(
+    query: str,
+) -> None:
+    # The question beside it speaks of the past, and the whole message, read by that tense,
+    # names last Thursday; the statement's own words are a present (an exam still to come).
+    assert parse_time_window(query, NOW, ROME) is not None
+    assert asked(query) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "question"),
+    [
+        ("On Thursday in class, what did we go over?", "what did we go over on Thursday?"),
+        ("Thursday's quiz: how did I do?", "how did I do on Thursday?"),
+        ("giovedì a lezione, cosa abbiamo fatto?", "cosa abbiamo fatto giovedì?"),
+    ],
+)
+def test_a_weekday_that_only_frames_the_question_is_read_by_the_questions_tense(
+    query: str, question: str
+) -> None:
+    # No verb and no person of its own: the clause frames the question beside it.
+    assert asked(question) is not None
+    assert asked(query) == asked(question)
+
+
+def test_after_an_upcoming_weekday_a_question_naming_its_own_period_asks_about_that_one() -> None:
+    query = "I have a quiz on Thursday, what did we do last week?"
+    assert asked(query) == asked("what did we do last week?")
+
+
 def test_a_message_that_names_no_period_has_none() -> None:
     assert asked("what is a prime number?") is None
     assert asked("") is None

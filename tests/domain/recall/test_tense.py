@@ -82,3 +82,35 @@ def test_the_portuguese_present_can_is_no_past() -> None:
     # "pode" (can) and "pôde" (could) differ by their accent alone; the past is the rarer.
     assert not speaks_of_past("você pode me ajudar com frações hoje?")
     assert speaks_of_past("ele não pôde vir à aula")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "mi aiuti con i compiti di matematica?",  # "compiti" ends like a participle
+        "qual è il significato della parola?",  # a participle's shape, but far from "è"
+        "lundi j'ai un contrôle sur la société",
+        "¿me explicas el resultado del ejercicio?",
+        "qual o significado dessa palavra?",
+        "estou com dúvida em química",  # "estou" (I am) ends like a preterite
+    ],
+)
+def test_romance_nouns_that_end_like_a_participle_are_no_past(sentence: str) -> None:
+    assert not speaks_of_past(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "abbiamo ripassato le frazioni",
+        "come sono andate le verifiche?",  # a perfect with "essere"
+        "hemos repasado la célula",
+        "las clases fueron sobre el aparato digestivo",  # irregular preterites
+        "as aulas foram sobre genética",
+        "la clase estuvo bien",
+    ],
+)
+def test_a_romance_participle_after_its_auxiliary_and_irregular_preterites_are_the_past(
+    sentence: str,
+) -> None:
+    assert speaks_of_past(sentence)

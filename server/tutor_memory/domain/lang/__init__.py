@@ -81,8 +81,8 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   "à").
 - `past_person_forms`: whole words that are a past with the student or the tutor as their person
   ("hiciste", "fizemos", "راجعت", "أنهينا"): a past and a person at once.
-- `past_endings`: endings of regular past forms ("ed", "ato", "ado", "ou"), read only on a sentence
-  of their language, on words of at least `MIN_PAST_STEM` more letters.
+- `past_endings`: endings of regular past forms that stand alone ("ed", "ava", "ó", "ou"), read
+  only on a sentence of their language, on words of at least `MIN_PAST_STEM` more letters.
 - `past_person_endings`: endings that mark both a past and the student or the tutor ("-aste",
   "-amos", "-asti"), same conditions.
 - `past_ending_exceptions`: word endings that are never a past, though they end in one of the
@@ -93,10 +93,12 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   covered", "ho sbagliato") and are a present alone ("I have a test on Monday", "lunedì ho la
   verifica"). Where the tense decides a reading (`tutor_memory.domain.recall.tense.speaks_of_past`),
   they count only with a participle after them.
-- `participle_shapes`: participles, written `prefix…suffix` (French "…é": "raté"; a leading `…`
-  lets other letters come before the prefix, German "…ge…en": "gesprochen", "abgeschlossen"), that
-  count only after a perfect auxiliary: alone, the shape is too common a word's ("université",
-  "Übungen").
+- `participle_shapes`: participles, written `prefix…suffix` (French "…é": "raté"; Italian "…ato",
+  Spanish and Portuguese "…ado"; a leading `…` lets other letters come before the prefix, German
+  "…ge…en": "gesprochen", "abgeschlossen"), that count only after a perfect auxiliary, within a
+  few words of it and before any article, or anywhere after it for a shape with a prefix (German
+  puts it at the end of the clause): alone, the shape is too common a word's ("université",
+  "Übungen", "compiti", "significato", "resultado").
 - `time_false_friends`: phrases in which a time word means something else ("hoy en día",
   "nowadays"; "Julio César"; Arabic "في اليوم", "per day"); a time expression overlapping one is
   ignored.

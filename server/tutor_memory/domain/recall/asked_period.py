@@ -33,6 +33,13 @@ quoi aux quiz"). The clause that names the period decides first:
   period when the period is dated or over or the statement speaks of the past ("today we did
   fractions"), not when it is a plan ("anota aí que eu vou fazer o ENEM esse ano").
 
+A bare weekday ("on Monday") is the record's only in a past (`timewindow`). In a clause with a
+verb, a person or any word of its own, that is the clause's own tense: "I have a test on Monday,
+what did we do on fractions?" names the next Monday, an exam still to come, not the last one the
+question's past would make of it. A clause with nothing but time words, the record's own words,
+articles, prepositions and fillers ("On Monday in class, what did we cover?", "Monday's quiz -
+how did I do?") frames the question beside it and is read by the whole message's tense.
+
 A period whose words run across clauses ("Friday, 3 March") is kept as the time reading found it.
 Each clause is read a fixed number of times (the one that names the period twice by the time
 reading) and each test is linear in its clause, so the reading stays linear in the message
@@ -76,6 +83,16 @@ _CLAUSE_END = re.compile(f"\\s*[{re.escape(SENTENCE_END_MARKS + CLOSING_MARKS)}]
 _LATER_QUESTIONS = 3
 # The language fields whose words a clause may hold and still hold nothing but its period.
 _FUNCTION_FIELDS = ("lead_ins", "fillers", "discourse_words", "pronouns")
+# The language fields whose words a clause may hold and still only frame the question beside it
+# (`_is_a_frame`): no verb, no person.
+_FRAME_FIELDS = (
+    "record_words",
+    "articles",
+    "topic_prepositions",
+    "month_prepositions",
+    "lead_ins",
+    "fillers",
+)
 
 
 @functools.cache
@@ -201,10 +218,20 @@ def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
     parts = clauses(query)
     if len(parts) == 1:
         return window if _asked(query, (), window, now_us) else None
-    # A bare weekday in a clause is read by the whole message's tense, as it was found.
     past = functools.cache(functools.partial(speaks_of_past, query))
+    only_upcoming = False
     for n, clause in enumerate(parts):
-        if parse_time_window(clause, now_us, tz, past=past) is not None:
+        if (found := parse_time_window(clause, now_us, tz, past=past)) is not None:
+            if not _is_a_frame(clause) and (
+                parse_time_window(clause, now_us, tz, past=_tense_of(clause)) is None
+            ):
+                # A bare weekday of a clause with words of its own, which does not speak of the
+                # past: the next one ("I have a test on Monday, what did we do on fractions?").
+                only_upcoming = True
+                continue
+            if only_upcoming:
+                # The message's first period was that weekday; this clause names its own.
+                window = found
             if not asks(clause):
                 # A question after the statement that names a period of its own asks about that
                 # one: "my exam is on friday, can you quiz me on what we did last week?".
@@ -213,7 +240,33 @@ def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
                     return asked
             others = parts[:n] + parts[n + 1 :]
             return window if _asked(clause, others, window, now_us) else None
-    return window
+    return None if only_upcoming else window
+
+
+def _tense_of(clause: str) -> Callable[[], bool]:
+    """Whether the clause itself speaks of the past, read once and only if asked."""
+    return functools.cache(functools.partial(speaks_of_past, clause))
+
+
+def _is_a_frame(clause: str) -> bool:
+    """Whether the clause holds nothing but time words, numbers, the record's own words,
+    articles, prepositions, lead-ins and fillers ("On Monday in class,", "Monday's quiz -"): it
+    frames the question beside it, whose tense reads a bare weekday in it. A clause with a verb,
+    a person or any other word has a tense of its own ("I have a test on Monday", "the exam is
+    on Friday")."""
+    allowed = _frame_words()
+    return all(
+        w in allowed or w.isdigit() or len(w) == 1 or has_time_words(w) for w in words(clause)
+    )
+
+
+@functools.cache
+def _frame_words() -> frozenset[str]:
+    found: set[str] = set()
+    for data in lang.all_languages():
+        for field in _FRAME_FIELDS:
+            found |= {w for p in getattr(data, field) for w in words(p)}
+    return frozenset(found)
 
 
 def _asked_by_a_later_question(

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.conceptmap.language import guess_language
+from tutor_memory.domain.conceptmap.nounphrase import articles
 from tutor_memory.domain.text.phrases import Match, PhraseIndex
 from tutor_memory.domain.text.spans import (
     Phrase,
@@ -46,6 +47,9 @@ from tutor_memory.domain.text.words import words
 MIN_PAST_STEM = 3
 # How the language files write a participle formed around its stem ("ge…t").
 SHAPE_GAP = "…"
+# The most words from a perfect auxiliary to a participle of a shape without a prefix: adverbs and
+# pronouns may come between ("ho *già* fatto", "l'hai *mai* spiegato", "¿ya me lo has explicado?").
+PARTICIPLE_REACH = 4
 
 
 @functools.cache
@@ -228,9 +232,15 @@ def speaks_of_past(sentence: str) -> bool:
         if not all(t.norm in grammar.auxiliaries for t in tokens[m.start : m.end]):
             return True
         # An auxiliary: a perfect only with a participle after it (a past form, or a word of a
-        # participle's shape: "ho *sbagliato*", "j'ai *raté*", "haben wir *gemacht*").
-        if any(other.start >= m.end for other in forms) or any(
-            _participle_at(sentence, t, grammar) for t in tokens[m.end :]
+        # participle's shape: "ho *sbagliato*", "j'ai *raté*", "haben wir *gemacht*"). A shape
+        # without a prefix only within reach: further on, it is a noun of the sentence ("è il
+        # *significato*", "j'ai un contrôle sur la *société*"); German puts its prefixed
+        # participle at the end of the clause, however far.
+        near = _before_an_article(tokens[m.end : m.end + PARTICIPLE_REACH], languages)
+        if (
+            any(other.start >= m.end for other in forms)
+            or any(_participle_at(sentence, t, grammar) for t in near)
+            or any(_participle_at(sentence, t, grammar, prefixed=True) for t in tokens[m.end :])
         ):
             return True
         # Or right before it, as a subordinate clause puts it ("was ich *gelernt* hab"), for the
@@ -238,6 +248,22 @@ def speaks_of_past(sentence: str) -> bool:
         if m.start and _participle_at(sentence, tokens[m.start - 1], grammar, prefixed=True):
             return True
     return False
+
+
+def _before_an_article(tokens: Sequence[Token], codes: tuple[str, ...]) -> Sequence[Token]:
+    """`tokens` up to the first article of the languages `codes` (every language's when none):
+    what follows an article is a noun phrase, not a participle ("ho la verifica sui
+    *risultati*")."""
+    found = _articles(codes or lang.LANGUAGES)
+    for i, t in enumerate(tokens):
+        if t.norm in found:
+            return tokens[:i]
+    return tokens
+
+
+@functools.cache
+def _articles(codes: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for code in codes for w in articles(code))
 
 
 def participles_of_perfects(
