@@ -119,6 +119,8 @@ def test_a_question_that_names_its_own_period_asks_about_that_one(
     "query",
     [
         "I have a quiz on Thursday, what did we go over about the water cycle?",
+        "we've got a quiz on Thursday. what did you show me on circuits?",
+        "I'm so worried about Thursday's test, what did we do on the water cycle?",
         "the test is on friday. what did you show me on circuits?",
         "giovedì ho l'interrogazione, cosa abbiamo ripassato sulle frazioni?",
         "el jueves tengo control, ¿qué hemos repasado de la célula?",

@@ -114,3 +114,29 @@ def test_a_romance_participle_after_its_auxiliary_and_irregular_preterites_are_t
     sentence: str,
 ) -> None:
     assert speaks_of_past(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I'm really nervous and so unprepared for the quiz on Thursday",
+        "I feel confused about the exam on Thursday",
+        "which chapters are included in Thursday's quiz?",
+        "we've got a quiz on Thursday",
+        "she has got two exams on Thursday",
+    ],
+)
+def test_english_adjectives_in_ed_and_have_got_are_a_present(sentence: str) -> None:
+    assert not speaks_of_past(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "what have I got wrong on Thursday?",
+        "we covered the quiz on Thursday",
+        "have we finished the chapter?",
+    ],
+)
+def test_english_pasts_beside_those_idioms_stay_pasts(sentence: str) -> None:
+    assert speaks_of_past(sentence)

@@ -93,6 +93,12 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   covered", "ho sbagliato") and are a present alone ("I have a test on Monday", "lunedì ho la
   verifica"). Where the tense decides a reading (`tutor_memory.domain.recall.tense.speaks_of_past`),
   they count only with a participle after them.
+- `past_ending_vetoes`: words right after which a word that ends like a past is an adjective or a
+  present passive, not a past: English copulas and intensifiers ("I'm *worried*", "so
+  *stressed*", "what is *covered*", "it's *based* on").
+- `possession_forms`: past forms that, right after a perfect auxiliary and before a noun phrase
+  (an article, a number, a person's word), are a present of having: English "got" ("I've got a
+  test on Friday", against "what have I got wrong?").
 - `participle_shapes`: participles, written `prefix…suffix` (French "…é": "raté"; Italian "…ato",
   Spanish and Portuguese "…ado"; a leading `…` lets other letters come before the prefix, German
   "…ge…en": "gesprochen", "abgeschlossen"), that count only after a perfect auxiliary, within a
@@ -277,6 +283,8 @@ _STRING_LIST_FIELDS = (
     "past_person_endings",
     "past_ending_exceptions",
     "perfect_auxiliaries",
+    "past_ending_vetoes",
+    "possession_forms",
     "participle_shapes",
     "time_false_friends",
     "ordinal_weekdays",
@@ -368,6 +376,8 @@ class LanguageData:
     past_person_endings: tuple[str, ...]
     past_ending_exceptions: tuple[str, ...]
     perfect_auxiliaries: tuple[str, ...]
+    past_ending_vetoes: tuple[str, ...]
+    possession_forms: tuple[str, ...]
     participle_shapes: tuple[str, ...]
     time_false_friends: tuple[str, ...]
     ordinal_weekdays: tuple[str, ...]

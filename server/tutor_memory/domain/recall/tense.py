@@ -69,6 +69,10 @@ class _Grammar:
     exceptions: tuple[str, ...]
     vetoes: frozenset[str]
     auxiliaries: frozenset[str]
+    # Past forms that are a present of having after an auxiliary ("I've got a test"), and the
+    # words that open the noun phrase after them.
+    possession: frozenset[str]
+    noun_phrase_openers: frozenset[str]
     # (prefix, suffix, whether the prefix may follow other letters: a separable particle).
     shapes: tuple[tuple[str, str, bool], ...]
 
@@ -80,8 +84,15 @@ def _grammar(code: str) -> _Grammar:
         tuple(e.casefold() for e in data.past_endings),
         tuple(e.casefold() for e in data.past_person_endings),
         tuple(e.casefold() for e in data.past_ending_exceptions),
-        frozenset(w for v in data.marker_vetoes for w in words(v)),
+        frozenset(w for v in data.marker_vetoes + data.past_ending_vetoes for w in words(v)),
         frozenset(w for a in data.perfect_auxiliaries for w in words(a)),
+        frozenset(w for f in data.possession_forms for w in words(f)),
+        frozenset(
+            w
+            for field in (data.articles, data.number_words, data.own_words, data.session_persons)
+            for p in field
+            for w in words(p)
+        ),
         tuple(_shape(s) for s in data.participle_shapes),
     )
 
@@ -172,6 +183,8 @@ def _joined(codes: tuple[str, ...]) -> _Grammar:
         tuple(e for g in grammars for e in g.exceptions),
         frozenset(w for g in grammars for w in g.vetoes),
         frozenset(w for g in grammars for w in g.auxiliaries),
+        frozenset(w for g in grammars for w in g.possession),
+        frozenset(w for g in grammars for w in g.noun_phrase_openers),
         tuple(s for g in grammars for s in g.shapes),
     )
 
@@ -227,7 +240,11 @@ def speaks_of_past(sentence: str) -> bool:
         sentence, tokens, grammar.person_endings + grammar.past_endings, grammar
     ):
         return True
-    forms = list(_own_past_forms(sentence, tokens, languages))
+    forms = [
+        m
+        for m in _own_past_forms(sentence, tokens, languages)
+        if not _possession_after_an_auxiliary(tokens, m, grammar)
+    ]
     for m in forms:
         if not all(t.norm in grammar.auxiliaries for t in tokens[m.start : m.end]):
             return True
@@ -248,6 +265,20 @@ def speaks_of_past(sentence: str) -> bool:
         if m.start and _participle_at(sentence, tokens[m.start - 1], grammar, prefixed=True):
             return True
     return False
+
+
+def _possession_after_an_auxiliary(
+    tokens: list[Token], m: Match[Phrase], grammar: _Grammar
+) -> bool:
+    """Whether the past form `m` is a present of having: a possession form right after a perfect
+    auxiliary and before a noun phrase ("I've *got* a test on Friday")."""
+    return (
+        m.start > 0
+        and m.end < len(tokens)
+        and all(t.norm in grammar.possession for t in tokens[m.start : m.end])
+        and tokens[m.start - 1].norm in grammar.auxiliaries
+        and (tokens[m.end].norm in grammar.noun_phrase_openers or tokens[m.end].norm.isdigit())
+    )
 
 
 def _before_an_article(tokens: Sequence[Token], codes: tuple[str, ...]) -> Sequence[Token]:
