@@ -123,6 +123,9 @@ def test_a_question_that_names_its_own_period_asks_about_that_one(
         "I'm so worried about Thursday's test, what did we do on the water cycle?",
         "the test is on friday. what did you show me on circuits?",
         "giovedì ho l'interrogazione, cosa abbiamo ripassato sulle frazioni?",
+        "l'interrogazione è giovedì, cosa abbiamo ripassato sulle frazioni?",  # "è", not "e"
+        "giovedì c'è il compito in classe, che cosa abbiamo fatto sui vulcani?",
+        "o simulado é na quinta, o que a gente estudou de genética?",
         "el jueves tengo control, ¿qué hemos repasado de la célula?",
         "jeudi j'ai une interro, on a vu quoi sur la photosynthèse ?",
         "am Donnerstag schreiben wir eine Arbeit, was haben wir über Zellen gelernt?",
@@ -144,6 +147,7 @@ def test_a_weekday_of_a_statement_with_its_own_verb_is_the_next_one_not_the_ques
         ("On Thursday in class, what did we go over?", "what did we go over on Thursday?"),
         ("Thursday's quiz: how did I do?", "how did I do on Thursday?"),
         ("giovedì a lezione, cosa abbiamo fatto?", "cosa abbiamo fatto giovedì?"),
+        ("jeudi en cours, on a fait quoi ?", "on a fait quoi jeudi ?"),
     ],
 )
 def test_a_weekday_that_only_frames_the_question_is_read_by_the_questions_tense(

@@ -83,6 +83,8 @@ _CLAUSE_END = re.compile(f"\\s*[{re.escape(SENTENCE_END_MARKS + CLOSING_MARKS)}]
 _LATER_QUESTIONS = 3
 # The language fields whose words a clause may hold and still hold nothing but its period.
 _FUNCTION_FIELDS = ("lead_ins", "fillers", "discourse_words", "pronouns")
+# A word as written: letters and digits, cut at apostrophes ("c'è" is "c" and "è").
+_WRITTEN_WORD = re.compile(r"[^\W_]+")
 # The language fields whose words a clause may hold and still only frame the question beside it
 # (`_is_a_frame`): no verb, no person.
 _FRAME_FIELDS = (
@@ -256,8 +258,21 @@ def _is_a_frame(clause: str) -> bool:
     on Friday")."""
     allowed = _frame_words()
     return all(
-        w in allowed or w.isdigit() or len(w) == 1 or has_time_words(w) for w in words(clause)
+        w in allowed or w.isdigit() or _elided(w) or has_time_words(w)
+        for w in _written_words(clause)
     )
+
+
+def _elided(word: str) -> bool:
+    """A letter left of an elided word or a possessive ("l'", "c'", "d'", "'s"); not a one-letter
+    verb ("è", "é")."""
+    return len(word) == 1 and word.isascii()
+
+
+def _written_words(text: str) -> list[str]:
+    """The words of `text` in lower case with their accents: Italian "è" (is) is a verb where
+    "e" (and) is a function word, and normalised they are one word."""
+    return _WRITTEN_WORD.findall(text.casefold())
 
 
 @functools.cache
@@ -265,7 +280,7 @@ def _frame_words() -> frozenset[str]:
     found: set[str] = set()
     for data in lang.all_languages():
         for field in _FRAME_FIELDS:
-            found |= {w for p in getattr(data, field) for w in words(p)}
+            found |= {w for p in getattr(data, field) for w in _written_words(p)}
     return frozenset(found)
 
 
