@@ -63,6 +63,7 @@ ALTERNATION_UNITS = (
     "what did I get wrong ",
     "what did I get wrong about the, ",
     "did we do about ",
+    "I have a test on Monday, ",
     "haben wir gemacht ",
     "\u0648\u0641\u064a ",
 )

@@ -81,6 +81,9 @@ _OPENING_MARKS = "\u00bf\u00a1"
 _CLAUSE_END = re.compile(f"\\s*[{re.escape(SENTENCE_END_MARKS + CLOSING_MARKS)}]+")
 # How many questions after a statement that names a period are read for a period of their own.
 _LATER_QUESTIONS = 3
+# How many clauses naming a day still to come are passed over in search of the period a message
+# asks about (a fixed number, so that a message of many such clauses is read in linear time).
+_UPCOMING_CLAUSES = 3
 # The language fields whose words a clause may hold and still hold nothing but its period.
 _FUNCTION_FIELDS = ("lead_ins", "fillers", "discourse_words", "pronouns")
 # A word as written: letters and digits, cut at apostrophes ("c'è" is "c" and "è").
@@ -221,7 +224,7 @@ def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
     if len(parts) == 1:
         return window if _asked(query, (), window, now_us) else None
     past = functools.cache(functools.partial(speaks_of_past, query))
-    only_upcoming = False
+    upcoming = 0
     for n, clause in enumerate(parts):
         if (found := parse_time_window(clause, now_us, tz, past=past)) is not None:
             if not _is_a_frame(clause) and (
@@ -229,9 +232,11 @@ def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
             ):
                 # A bare weekday of a clause with words of its own, which does not speak of the
                 # past: the next one ("I have a test on Monday, what did we do on fractions?").
-                only_upcoming = True
+                upcoming += 1
+                if upcoming == _UPCOMING_CLAUSES:
+                    return None
                 continue
-            if only_upcoming:
+            if upcoming:
                 # The message's first period was that weekday; this clause names its own.
                 window = found
             if not asks(clause):
@@ -242,7 +247,7 @@ def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
                     return asked
             others = parts[:n] + parts[n + 1 :]
             return window if _asked(clause, others, window, now_us) else None
-    return None if only_upcoming else window
+    return None if upcoming else window
 
 
 def _tense_of(clause: str) -> Callable[[], bool]:
