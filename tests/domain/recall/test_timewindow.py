@@ -539,3 +539,75 @@ def test_spoken_words_for_ago_count_back_in_a_question_of_the_past(query: str, l
 )
 def test_spoken_words_for_ago_count_nothing_back_in_the_present(query: str) -> None:
     assert parse_time_window(query, NOW, ROME) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "cosa abbiamo ripassato nelle ultime settimane?",
+        "¿qué repasamos en las últimas semanas?",
+        "qu'est-ce qu'on a révisé ces dernières semaines ?",
+        "o que a gente revisou nas últimas semanas?",
+    ],
+)
+def test_the_last_weeks_in_the_plural_are_the_last_few_weeks_not_last_week(query: str) -> None:
+    # The date library reads the plural unit as its singular ("last week"); the plural form of
+    # "last" tells them apart. NOW is a Wednesday: last week alone would start on 16 November.
+    found = window(query)
+    assert (found.start_us, found.end_us) == (us("2026-11-04T00:00"), NOW + 1)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "negli ultimi giorni cosa ho sbagliato?",
+        "¿qué fallé en los últimos días?",
+        "j'ai raté quoi ces derniers jours ?",
+        "was habe ich in den letzten Tagen falsch gemacht?",
+        "o que eu errei nos últimos dias?",
+    ],
+)
+def test_the_last_days_in_the_plural_are_the_last_few_days_not_yesterday(query: str) -> None:
+    found = window(query)
+    assert (found.start_us, found.end_us) == (us("2026-11-22T00:00"), NOW + 1)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did we do the weekend before last?",
+        "what did we do two weekends ago?",
+        "was haben wir vorletztes Wochenende gemacht?",
+        "cosa abbiamo fatto il weekend prima di quello scorso?",
+    ],
+)
+def test_the_weekend_before_last_is_a_week_before_the_last_weekend(query: str) -> None:
+    found = window(query)
+    assert (found.start_us, found.end_us) == (us("2026-11-14T00:00"), us("2026-11-16T00:00"))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did we do between monday and tuesday?",
+        "what did we go over from monday to tuesday?",
+        "cosa abbiamo fatto da lunedì a martedì?",
+        "¿qué hicimos del lunes al martes?",
+        "qu'est-ce qu'on a fait entre lundi et mardi ?",
+        "was haben wir von Montag bis Dienstag gemacht?",
+    ],
+)
+def test_a_range_of_weekdays_is_the_most_recent_such_span(query: str) -> None:
+    # NOW is Wednesday 25 November: Monday 23 to Tuesday 24.
+    found = window(query)
+    assert (found.start_us, found.end_us) == (us("2026-11-23T00:00"), us("2026-11-25T00:00"))
+
+
+def test_a_range_of_weekdays_wrapping_a_weekend_starts_in_the_week_before() -> None:
+    found = window("what did we do from friday to monday?")
+    assert (found.start_us, found.end_us) == (us("2026-11-20T00:00"), us("2026-11-24T00:00"))
+
+
+def test_a_range_of_weekdays_still_to_come_names_no_period() -> None:
+    query = "I have exams from monday to tuesday, can you help?"
+    assert parse_time_window(query, NOW, ROME) is None

@@ -71,6 +71,7 @@ from tutor_memory.domain.recall.timewords import (
     UNTIL,
     WEEKDAYS,
     english_readings,
+    range_link_words,
 )
 
 # How far back a dated period may lie and still be read as a period of the student's record rather
@@ -91,6 +92,13 @@ _DAYS_PER_WEEK = 7
 _DAYS_PER_MONTH = 31
 _SATURDAY = 5
 _LAST = frozenset({"last", "past"})
+# Words that may open a range of weekdays: "between", and "since" as Italian "da" and Portuguese
+# "desde" read ("da lunedì a mercoledì").
+_RANGE_OPENERS = frozenset({"between", "since"})
+# The most words a range link between two weekdays holds ("fino a", "bis zum").
+RANGE_LINK_WORDS = 2
+# "weekend" as the readings write it, and its plural, which the date library leaves as it is.
+_WEEKENDS = frozenset({"weekend", "weekends"})
 _THIS = "this"
 # Units whose current one "since the start of the …" names (a fortnight has no agreed start).
 _CURRENT_UNITS = frozenset({"day", "week", "month", "year"})
@@ -204,10 +212,25 @@ def _weekday(name: str, today: date) -> _Period:
     return _Period(day, day + timedelta(days=1), f"{name.capitalize()} ({day.isoformat()})")
 
 
-def _weekend(today: date) -> _Period:
-    back = (today.weekday() - _SATURDAY) % _DAYS_PER_WEEK
+def _weekdays(first: str, last: str, today: date) -> _Period:
+    """From weekday `first` to weekday `last`: the most recent such span that ended before
+    today ("between Monday and Wednesday", asked on a Friday: this week's)."""
+    end = _weekday(last, today).first
+    start = end - timedelta(days=(end.weekday() - WEEKDAYS.index(first)) % _DAYS_PER_WEEK)
+    label = (
+        f"{first.capitalize()} to {last.capitalize()} ({start.isoformat()} to {end.isoformat()})"
+    )
+    return _Period(start, end + timedelta(days=1), label)
+
+
+def _weekend(today: date, back_weeks: int = 0) -> _Period:
+    """The most recent weekend started by `today`, or the one `back_weeks` weeks before it."""
+    back = (today.weekday() - _SATURDAY) % _DAYS_PER_WEEK + _DAYS_PER_WEEK * back_weeks
     saturday = today - timedelta(days=back)
-    return _Period(saturday, saturday + timedelta(days=2), "the weekend", show_days=True)
+    label = "the weekend" if back_weeks == 0 else f"the weekend {back_weeks} weeks before last"
+    if back_weeks == 1:
+        label = "the weekend before last"
+    return _Period(saturday, saturday + timedelta(days=2), label, show_days=True)
 
 
 def _shift(day: date, n: int, unit: str) -> date:
@@ -370,6 +393,8 @@ class _Reader:
             while (more := _number(self.at(j))) is not None:  # "a few days": "1 3 day"
                 n, j = more, j + 1
             unit = self.at(j)
+            if unit in _WEEKENDS and self.at(j + 1) == AGO and n >= 1:  # "two weekends ago"
+                return _weekend(self.today, n - 1), j + 2
             if unit in UNITS and self.at(j + 1) == AGO:
                 if self.anchored(j + 1):
                     return None, j + 2
@@ -380,6 +405,8 @@ class _Reader:
         if word == AGO:
             if self.at(i + 1) in _LAST and self.at(i + 2) in UNITS:  # "vorletzte Woche"
                 return _units_back(2, self.at(i + 2), self.today), i + 3
+            if self.at(i + 1) in _LAST and self.at(i + 2) in _WEEKENDS:  # "vorletztes Wochenende"
+                return _weekend(self.today, 1), i + 3
             if self.at(i + 1) in UNITS:
                 return _units_back(1, self.at(i + 1), self.today), i + 2
             j, n = i + 1, None
@@ -433,8 +460,30 @@ class _Reader:
                 return None, end
             return _weekday(word, self.today), end
         if word == "weekend":
+            if self.at(i + 1) == AGO and self.at(i + 2) in _LAST:  # "the weekend before last"
+                return _weekend(self.today, 1), i + 3
             return _weekend(self.today), i + 1
         return None
+
+    def weekday_range(self, i: int) -> tuple[_Period | None, int] | None:
+        """ "monday to wednesday", "between monday and wednesday", "da lunedì a mercoledì": two
+        weekdays with at most RANGE_LINK_WORDS words of a range link between them (or none: after
+        "between" the library drops the "and"). Bare, as a bare weekday, it is the record's only
+        in a query that speaks of the past."""
+        j = i + 1 if self.at(i) in _RANGE_OPENERS else i
+        first = self.at(j)
+        if first not in WEEKDAYS:
+            return None
+        links = range_link_words()
+        k = j + 1
+        while k - j <= RANGE_LINK_WORDS and self.at(k) in links:
+            k += 1
+        last = self.at(k)
+        if last not in WEEKDAYS or last == first:
+            return None
+        if not self.past():
+            return None, k + 1
+        return _weekdays(first, last, self.today), k + 1
 
     def span(self, i: int) -> tuple[_Span, int] | None:
         """The span before a BEFORE or AFTER at i: "[last] <weekday>", "[last] weekend", "N
@@ -626,7 +675,9 @@ class _Reader:
     def _first_from(self, i: int) -> tuple[_Period, int, int] | None:
         while i < len(self.t):
             word = self.t[i]
-            if word == "since":
+            if (found := self.weekday_range(i)) is not None:
+                pass
+            elif word == "since":
                 found = self.since(i)
             elif self._ago_as_since(i):
                 found = self.since(i, gap=0)

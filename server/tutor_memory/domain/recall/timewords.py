@@ -340,6 +340,12 @@ def _guess(tokens: Sequence[str]) -> int | None:
     return index if best > runner_up and best >= GUESS_MIN_STOP_WORDS else None
 
 
+def range_link_words() -> frozenset[str]:
+    """The words of every language's range links ("to", "a", "al", "bis", "fino a"), as the
+    readings keep them between two weekdays."""
+    return frozenset(w for link in _vocabulary().range_links for w in link) | {RANGE_WORD}
+
+
 def has_time_words(text: str) -> bool:
     """The fast path's test: whether `text` may name a period at all."""
     return bool(_languages_hit(words(text)))
