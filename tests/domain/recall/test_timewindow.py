@@ -587,6 +587,8 @@ def test_the_weekend_before_last_is_a_week_before_the_last_weekend(query: str) -
         "¿qué hicimos del lunes al martes?",
         "qu'est-ce qu'on a fait entre lundi et mardi ?",
         "was haben wir von Montag bis Dienstag gemacht?",
+        "o que a gente fez de segunda a terça?",  # "a" links them: no article of an ordinal
+        "what did we do last monday and tuesday?",
     ],
 )
 def test_a_range_of_weekdays_is_the_most_recent_such_span(query: str) -> None:

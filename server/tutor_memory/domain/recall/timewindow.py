@@ -466,11 +466,12 @@ class _Reader:
         return None
 
     def weekday_range(self, i: int) -> tuple[_Period | None, int] | None:
-        """ "monday to wednesday", "between monday and wednesday", "da lunedì a mercoledì": two
-        weekdays with at most RANGE_LINK_WORDS words of a range link between them (or none: after
-        "between" the library drops the "and"). Bare, as a bare weekday, it is the record's only
-        in a query that speaks of the past."""
-        j = i + 1 if self.at(i) in _RANGE_OPENERS else i
+        """ "monday to wednesday", "between monday and wednesday", "da lunedì a mercoledì", "last
+        monday and tuesday": two weekdays with at most RANGE_LINK_WORDS words of a range link
+        between them (or none: the library drops "and"). Bare, as a bare weekday, it is the
+        record's only in a query that speaks of the past."""
+        qualified = self.at(i) in _LAST  # "last Monday and Tuesday": past whatever the tense
+        j = i + 1 if qualified or self.at(i) in _RANGE_OPENERS else i
         first = self.at(j)
         if first not in WEEKDAYS:
             return None
@@ -481,7 +482,7 @@ class _Reader:
         last = self.at(k)
         if last not in WEEKDAYS or last == first:
             return None
-        if not self.past():
+        if not qualified and not self.past():
             return None, k + 1
         return _weekdays(first, last, self.today), k + 1
 

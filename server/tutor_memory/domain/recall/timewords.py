@@ -484,10 +484,16 @@ def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
             masked[i] = True
         elif token in vocab.ordinal_weekdays:
             # Right after an article it is the ordinal ("a segunda lei", "la segunda ley"), unless
-            # the day's own suffix follows ("a segunda-feira passada"); "na segunda", "sexta
+            # the day's own suffix follows ("a segunda-feira passada") or the article is the link
+            # of a range from another such day ("de segunda a quarta"); "na segunda", "sexta
             # passada" and a bare "segunda" stay days.
             masked[i] = (
-                token_at(i - 1) in vocab.articles and token_at(i + 1) not in vocab.weekday_suffixes
+                token_at(i - 1) in vocab.articles
+                and token_at(i + 1) not in vocab.weekday_suffixes
+                and not (
+                    (token_at(i - 1),) in vocab.range_links
+                    and token_at(i - 2) in vocab.ordinal_weekdays
+                )
             )
         elif token in vocab.ambiguous or token in language.abbreviations:
             masked[i] = not introduced(i)
