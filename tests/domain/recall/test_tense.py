@@ -140,3 +140,22 @@ def test_english_adjectives_in_ed_and_have_got_are_a_present(sentence: str) -> N
 )
 def test_english_pasts_beside_those_idioms_stay_pasts(sentence: str) -> None:
     assert speaks_of_past(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "visto che giovedì ho l'interrogazione, cosa ripasso?",
+        "vu que j'ai une interro jeudi, je révise quoi ?",
+        "visto que tengo control el jueves, ¿qué repaso?",
+        "visto que tenho simulado na quinta, o que eu estudo?",
+    ],
+)
+def test_a_connective_made_of_a_past_form_is_no_past(sentence: str) -> None:
+    # "visto che", "vu que", "visto que": given that.
+    assert not speaks_of_past(sentence)
+
+
+def test_the_past_form_of_a_connective_is_still_a_past_elsewhere() -> None:
+    assert speaks_of_past("cosa abbiamo visto giovedì?")
+    assert speaks_of_past("on a vu quoi jeudi ?")

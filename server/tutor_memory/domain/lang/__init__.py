@@ -96,6 +96,8 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
 - `past_ending_vetoes`: words right after which a word that ends like a past is an adjective or a
   present passive, not a past: English copulas and intensifiers ("I'm *worried*", "so
   *stressed*", "what is *covered*", "it's *based* on").
+- `past_connectives`: phrases built on a past form that are connectives, not pasts ("visto che",
+  "vu que", "visto que": given that); the past forms inside them are none.
 - `possession_forms`: past forms that, right after a perfect auxiliary and before a noun phrase
   (an article, a number, a person's word), are a present of having: English "got" ("I've got a
   test on Friday", against "what have I got wrong?").
@@ -284,6 +286,7 @@ _STRING_LIST_FIELDS = (
     "past_ending_exceptions",
     "perfect_auxiliaries",
     "past_ending_vetoes",
+    "past_connectives",
     "possession_forms",
     "participle_shapes",
     "time_false_friends",
@@ -377,6 +380,7 @@ class LanguageData:
     past_ending_exceptions: tuple[str, ...]
     perfect_auxiliaries: tuple[str, ...]
     past_ending_vetoes: tuple[str, ...]
+    past_connectives: tuple[str, ...]
     possession_forms: tuple[str, ...]
     participle_shapes: tuple[str, ...]
     time_false_friends: tuple[str, ...]

@@ -193,8 +193,16 @@ def _own_past_forms(
     sentence: str, tokens: list[Token], codes: tuple[str, ...]
 ) -> Iterator[Match[Phrase]]:
     """The past forms of the sentence's own languages `codes` (every language's when none is
-    guessed): French "a" and German "was" are no past in "Today you will learn a new topic"."""
-    return _matches(_index("past_forms", codes or lang.LANGUAGES), sentence, tokens)
+    guessed): French "a" and German "was" are no past in "Today you will learn a new topic".
+    Those inside a connective made of one ("visto che", "vu que": given that) are none."""
+    codes = codes or lang.LANGUAGES
+    forms = _matches(_index("past_forms", codes), sentence, tokens)
+    connectives = [
+        (m.start, m.end) for m in _matches(_index("past_connectives", codes), sentence, tokens)
+    ]
+    if not connectives:
+        return forms
+    return (m for m in forms if not any(a <= m.start and m.end <= b for a, b in connectives))
 
 
 def past_with_a_person(sentence: str) -> bool:
