@@ -163,6 +163,22 @@ def test_after_an_upcoming_weekday_a_question_naming_its_own_period_asks_about_t
     assert asked(query) == asked("what did we do last week?")
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "which mistakes do I keep making in the last few weeks?",
+        "how is my spelling going over the past 10 days?",
+        "quali errori faccio negli ultimi giorni?",
+        "¿qué errores cometo en las últimas semanas?",
+    ],
+)
+def test_a_span_counted_back_from_now_is_asked_about_in_a_question_of_the_present(
+    query: str,
+) -> None:
+    # Still running, as "today" is, but it looks back: no plan names "the last few weeks".
+    assert asked(query) == parse_time_window(query, NOW, ROME).label  # type: ignore[union-attr]
+
+
 def test_a_message_that_names_no_period_has_none() -> None:
     assert asked("what is a prime number?") is None
     assert asked("") is None

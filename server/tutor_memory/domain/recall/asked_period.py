@@ -17,10 +17,12 @@ quoi aux quiz"). The clause that names the period decides first:
   week?"), or nothing but the period and function words ("last week,", "and in July?"): the
   period is asked about;
 - a question or a request (`asking.asks`): the period is asked about when it is over ("tell me
-  about last week") or when the clause speaks of the past (`tense.speaks_of_past`: "what did we
-  do today?"); a period counted from now and still running, in a question of the present, is a
-  plan or a greeting ("can we do some algebra today?", "how are you today?"), and read as the
-  record's it would give the first turn of a day a block that says there is no record of today.
+  about last week"), when it is counted back from now ("which mistakes do I keep making in the
+  last few weeks?", "since Monday") or when the clause speaks of the past
+  (`tense.speaks_of_past`: "what did we do today?"); a period counted from now and still
+  running, in a question of the present, is a plan or a greeting ("can we do some algebra
+  today?", "how are you today?"), and read as the record's it would give the first turn of a
+  day a block that says there is no record of today.
   A dated period is the record's even while it runs ("what is John doing as a volunteer in August
   2023?");
 - a statement ("I was off sick last week", "today I want to study photosynthesis"): if other
@@ -79,6 +81,8 @@ _OPENING_MARKS = "\u00bf\u00a1"
 # What may close a clause and belongs to it: sentence-end marks (a question mark, after a space as
 # French writes it) and the quotes and brackets after them.
 _CLAUSE_END = re.compile(f"\\s*[{re.escape(SENTENCE_END_MARKS + CLOSING_MARKS)}]+")
+# How the English reading opens a span counted back from now ("last 3 day", "since monday").
+_COUNTED_BACK = frozenset({"last", "since"})
 # How many questions after a statement that names a period are read for a period of their own.
 _LATER_QUESTIONS = 3
 # How many clauses naming a day still to come are passed over in search of the period a message
@@ -194,8 +198,11 @@ def _a_plan_may_name(window: TimeWindow, now_us: int) -> bool:
     if not window.start_us <= now_us < window.end_us:
         return False
     # The English reading names a month or a year when the period is dated; relative periods
-    # read as counts ("today" is "0 day ago").
+    # read as counts ("today" is "0 day ago"). A span counted back from now ("the last few days":
+    # "last 3 day"; "since Monday") looks back, as plans do not.
     named = window.expression.split()
+    if named and named[0] in _COUNTED_BACK:
+        return False
     return not any(w in MONTHS or (w.isdigit() and len(w) == _YEAR_DIGITS) for w in named)
 
 
