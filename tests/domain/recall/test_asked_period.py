@@ -170,6 +170,8 @@ def test_after_an_upcoming_weekday_a_question_naming_its_own_period_asks_about_t
         "how is my spelling going over the past 10 days?",
         "quali errori faccio negli ultimi giorni?",
         "¿qué errores cometo en las últimas semanas?",
+        "which mistakes do I keep making since monday?",
+        "¿qué errores cometo desde el lunes?",
     ],
 )
 def test_a_span_counted_back_from_now_is_asked_about_in_a_question_of_the_present(

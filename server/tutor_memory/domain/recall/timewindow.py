@@ -541,7 +541,9 @@ class _Reader:
             ranged = self.range_from(j, joined=True)
             if ranged is not None:
                 return ranged
-            found = self.school_at(j) or self.simple(j)
+            # "since Monday" looks back whatever the tense: the last Monday, not a bare one.
+            weekday = self.named_day(j, qualified=True) if self.at(j) in WEEKDAYS else None
+            found = self.school_at(j) or weekday or self.simple(j)
             if found is None:
                 continue
             period, end = found
