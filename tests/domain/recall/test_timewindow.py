@@ -605,3 +605,9 @@ def test_a_range_of_weekdays_wrapping_a_weekend_starts_in_the_week_before() -> N
 def test_a_range_of_weekdays_still_to_come_names_no_period() -> None:
     query = "I have exams from monday to tuesday, can you help?"
     assert parse_time_window(query, NOW, ROME) is None
+
+
+def test_weekends_further_back_are_labelled_by_their_count() -> None:
+    found = window("what did we do three weekends ago?")
+    assert (found.start_us, found.end_us) == (us("2026-11-07T00:00"), us("2026-11-09T00:00"))
+    assert found.label.startswith("3 weekends ago")

@@ -227,9 +227,8 @@ def _weekend(today: date, back_weeks: int = 0) -> _Period:
     """The most recent weekend started by `today`, or the one `back_weeks` weeks before it."""
     back = (today.weekday() - _SATURDAY) % _DAYS_PER_WEEK + _DAYS_PER_WEEK * back_weeks
     saturday = today - timedelta(days=back)
-    label = "the weekend" if back_weeks == 0 else f"the weekend {back_weeks} weeks before last"
-    if back_weeks == 1:
-        label = "the weekend before last"
+    labels = {0: "the weekend", 1: "the weekend before last"}
+    label = labels.get(back_weeks, f"{back_weeks + 1} weekends ago")
     return _Period(saturday, saturday + timedelta(days=2), label, show_days=True)
 
 
