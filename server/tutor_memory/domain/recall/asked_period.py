@@ -233,33 +233,53 @@ def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
     past = functools.cache(functools.partial(speaks_of_past, query))
     upcoming = 0
     for n, clause in enumerate(parts):
-        if (found := parse_time_window(clause, now_us, tz, past=past)) is not None:
-            if not _is_a_frame(clause) and (
-                parse_time_window(clause, now_us, tz, past=_tense_of(clause)) is None
+        tense = _ClauseTense(clause, past)
+        found = parse_time_window(clause, now_us, tz, past=tense)
+        if found is None:
+            if tense.reads_a_weekday_to_come() and (
+                parse_time_window(clause, now_us, tz, past=past) is not None
             ):
                 # A bare weekday of a clause with words of its own, which does not speak of the
-                # past: the next one ("I have a test on Monday, what did we do on fractions?").
+                # past, though the message does: the next one ("I have a test on Monday, what
+                # did we do on fractions?").
                 upcoming += 1
                 if upcoming == _UPCOMING_CLAUSES:
                     return None
-                continue
-            if upcoming:
-                # The message's first period was that weekday; this clause names its own.
-                window = found
-            if not asks(clause):
-                # A question after the statement that names a period of its own asks about that
-                # one: "my exam is on friday, can you quiz me on what we did last week?".
-                asked = _asked_by_a_later_question(parts, n, now_us, tz, past)
-                if asked is not None:
-                    return asked
-            others = parts[:n] + parts[n + 1 :]
-            return window if _asked(clause, others, window, now_us) else None
+            continue
+        if upcoming:
+            # The message's first period was that weekday; this clause names its own.
+            window = found
+        if not asks(clause):
+            # A question after the statement that names a period of its own asks about that one:
+            # "my exam is on friday, can you quiz me on what we did last week?".
+            asked = _asked_by_a_later_question(parts, n, now_us, tz, past)
+            if asked is not None:
+                return asked
+        others = parts[:n] + parts[n + 1 :]
+        return window if _asked(clause, others, window, now_us) else None
     return None if upcoming else window
 
 
-def _tense_of(clause: str) -> Callable[[], bool]:
-    """Whether the clause itself speaks of the past, read once and only if asked."""
-    return functools.cache(functools.partial(speaks_of_past, clause))
+class _ClauseTense:
+    """The tense that reads a bare weekday of one clause (see the module docstring): the
+    clause's own, or the message's (`message`) for a clause that only frames the question beside
+    it. Called by the time reading only when it meets a bare weekday; read once."""
+
+    def __init__(self, clause: str, message: Callable[[], bool]) -> None:
+        self._clause = clause
+        self._message = message
+        self._own: bool | None = None
+
+    def __call__(self) -> bool:
+        if self._own is None:
+            frame = _is_a_frame(self._clause)
+            self._own = self._message() if frame else speaks_of_past(self._clause)
+        return self._own
+
+    def reads_a_weekday_to_come(self) -> bool:
+        """Whether a bare weekday was read, and as the next one where the message's tense would
+        have made it the last."""
+        return self._own is not None and not self._own and self._message()
 
 
 def _is_a_frame(clause: str) -> bool:
