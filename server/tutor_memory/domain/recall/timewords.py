@@ -340,6 +340,7 @@ def _guess(tokens: Sequence[str]) -> int | None:
     return index if best > runner_up and best >= GUESS_MIN_STOP_WORDS else None
 
 
+@functools.cache
 def range_link_words() -> frozenset[str]:
     """The words of every language's range links ("to", "a", "al", "bis", "fino a"), as the
     readings keep them between two weekdays."""
