@@ -588,6 +588,7 @@ def test_the_weekend_before_last_is_a_week_before_the_last_weekend(query: str) -
         "qu'est-ce qu'on a fait entre lundi et mardi ?",
         "was haben wir von Montag bis Dienstag gemacht?",
         "o que a gente fez de segunda a terça?",  # "a" links them: no article of an ordinal
+        "¿qué hicimos de lunes a martes?",  # the library reads this "a" as "año"
         "what did we do last monday and tuesday?",
     ],
 )

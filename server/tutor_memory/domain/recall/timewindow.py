@@ -71,7 +71,6 @@ from tutor_memory.domain.recall.timewords import (
     UNTIL,
     WEEKDAYS,
     english_readings,
-    range_link_words,
 )
 
 # How far back a dated period may lie and still be read as a period of the student's record rather
@@ -95,8 +94,6 @@ _LAST = frozenset({"last", "past"})
 # Words that may open a range of weekdays: "between", and "since" as Italian "da" and Portuguese
 # "desde" read ("da lunedì a mercoledì").
 _RANGE_OPENERS = frozenset({"between", "since"})
-# The most words a range link between two weekdays holds ("fino a", "bis zum").
-RANGE_LINK_WORDS = 2
 # "weekend" as the readings write it, and its plural, which the date library leaves as it is.
 _WEEKENDS = frozenset({"weekend", "weekends"})
 _THIS = "this"
@@ -466,18 +463,15 @@ class _Reader:
 
     def weekday_range(self, i: int) -> tuple[_Period | None, int] | None:
         """ "monday to wednesday", "between monday and wednesday", "da lunedì a mercoledì", "last
-        monday and tuesday": two weekdays with at most RANGE_LINK_WORDS words of a range link
-        between them (or none: the library drops "and"). Bare, as a bare weekday, it is the
-        record's only in a query that speaks of the past."""
+        monday and tuesday": two weekdays, the range link between them read "to" (`timewords`),
+        or none where the library drops it ("between", French "à"). Bare, as a bare weekday, it
+        is the record's only in a query that speaks of the past."""
         qualified = self.at(i) in _LAST  # "last Monday and Tuesday": past whatever the tense
         j = i + 1 if qualified or self.at(i) in _RANGE_OPENERS else i
         first = self.at(j)
         if first not in WEEKDAYS:
             return None
-        links = range_link_words()
-        k = j + 1
-        while k - j <= RANGE_LINK_WORDS and self.at(k) in links:
-            k += 1
+        k = j + 1 + (self.at(j + 1) == RANGE_WORD)
         last = self.at(k)
         if last not in WEEKDAYS or last == first:
             return None

@@ -340,13 +340,6 @@ def _guess(tokens: Sequence[str]) -> int | None:
     return index if best > runner_up and best >= GUESS_MIN_STOP_WORDS else None
 
 
-@functools.cache
-def range_link_words() -> frozenset[str]:
-    """The words of every language's range links ("to", "a", "al", "bis", "fino a"), as the
-    readings keep them between two weekdays."""
-    return frozenset(w for link in _vocabulary().range_links for w in link) | {RANGE_WORD}
-
-
 def has_time_words(text: str) -> bool:
     """The fast path's test: whether `text` may name a period at all."""
     return bool(_languages_hit(words(text)))
@@ -408,13 +401,16 @@ def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
         )
 
     def dated(token: str) -> bool:
-        return token in vocab.month_names or bool(
-            _DAY_NUMBER.fullmatch(token) or _ORDINAL.fullmatch(token)
+        return (
+            token in vocab.month_names
+            or token in vocab.weekday_names
+            or bool(_DAY_NUMBER.fullmatch(token) or _ORDINAL.fullmatch(token))
         )
 
-    # A range link between two ends of a range, a month name or a day number each ("march *and*
-    # may", "3 *to* 10 may"), is written "to", which the library keeps in every language (it
-    # drops French "à" and reads Spanish "a" as "año"); an ambiguous month beside one is a month.
+    # A range link between two ends of a range, a month name, a weekday name or a day number each
+    # ("march *and* may", "3 *to* 10 may", "lunes *a* miércoles"), is written "to", which the
+    # library keeps in every language (it drops French "à" and reads Spanish "a" as "año"); an
+    # ambiguous month beside one is a month.
     joins: list[str | None] = [None] * len(tokens)
     for i, token in enumerate(tokens):
         if not dated(token):
@@ -486,15 +482,12 @@ def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
         elif token in vocab.ordinal_weekdays:
             # Right after an article it is the ordinal ("a segunda lei", "la segunda ley"), unless
             # the day's own suffix follows ("a segunda-feira passada") or the article is the link
-            # of a range from another such day ("de segunda a quarta"); "na segunda", "sexta
+            # of a range from another day ("de segunda a quarta"); "na segunda", "sexta
             # passada" and a bare "segunda" stay days.
             masked[i] = (
                 token_at(i - 1) in vocab.articles
                 and token_at(i + 1) not in vocab.weekday_suffixes
-                and not (
-                    (token_at(i - 1),) in vocab.range_links
-                    and token_at(i - 2) in vocab.ordinal_weekdays
-                )
+                and joins[i - 1] is None
             )
         elif token in vocab.ambiguous or token in language.abbreviations:
             masked[i] = not introduced(i)
