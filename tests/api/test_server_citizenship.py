@@ -72,6 +72,14 @@ async def test_development_mode_binds_loopback_only(
         await create_server(ServerConfig(listen="0.0.0.0:0", data_dir=tmp_path), embedder=embedder)
 
 
+async def test_a_negative_count_of_import_processes_is_refused_naming_the_flag(
+    tmp_path: Path, embedder: UseOnnxEmbedder
+) -> None:
+    config = ServerConfig(listen="127.0.0.1:0", data_dir=tmp_path, import_processes=-1)
+    with pytest.raises(ConfigError, match="--import-processes must be at least 0, got -1"):
+        await create_server(config, embedder=embedder)
+
+
 async def test_development_mode_serves_one_tenant_without_tokens(
     tmp_path: Path, embedder: UseOnnxEmbedder
 ) -> None:

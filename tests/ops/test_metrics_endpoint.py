@@ -7,9 +7,11 @@ import contextlib
 import json
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
+from bench._proc import tree_pids
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.helpers.course import COURSE, STUDENT, SUBJECT
@@ -135,3 +137,51 @@ def test_a_scrape_of_a_live_server_shows_the_counters_move(tmp_path: Path) -> No
     assert ("tutor_memory_cache_bytes", (("cache", "beliefs"),)) in second
     assert ("tutor_memory_cache_bytes", (("cache", "check_groups"),)) in second
     assert second[("tutor_memory_tenant_episodes", (("tenant", "tenant-a"),))] >= 40
+    # Imports of 20 items never start the import process (app/import_facts.py).
+    assert second[("tutor_memory_import_processes", ())] == 0
+
+
+def _import_chunks(stub: pb_grpc.MemoryStub, tag: str, chunks: int) -> int:
+    batch = [question(f"osmosis {tag} {i}", key=f"{tag}-{i}") for i in range(chunks * 128)]
+    reply: pb.IngestEpisodesReply = stub.IngestEpisodes(ingest_messages(batch), metadata=A)
+    return reply.inserted
+
+
+@contextlib.contextmanager
+def _serving(tmp_path: Path, *flags: str) -> Iterator[tuple[ServerProcess, int]]:
+    """A live server with its metrics endpoint, and the endpoint's port."""
+    tokens = write_tokens_file(tmp_path / "tokens.toml")
+    server = ServerProcess(tmp_path / "data", tokens, "--metrics-listen", "127.0.0.1:0", *flags)
+    server.wait_ready()
+    try:
+        yield server, _metrics_port(server)
+    finally:
+        server.terminate()
+
+
+def test_an_import_of_whole_chunks_starts_the_import_process(tmp_path: Path) -> None:
+    with _serving(tmp_path) as (server, port):
+        assert _scrape(port)[("tutor_memory_import_processes", ())] == 0
+        with grpc.insecure_channel(server.target) as channel:
+            stub = pb_grpc.MemoryStub(channel)
+            assert _import_chunks(stub, "first", 2) == 256
+            deadline = time.monotonic() + 60
+            while _scrape(port)[("tutor_memory_import_processes", ())] != 1:
+                assert time.monotonic() < deadline, "the import process never got ready"
+                time.sleep(0.1)
+            assert _import_chunks(stub, "second", 2) == 256
+            listed = stub.ListEpisodes(
+                pb.ListEpisodesRequest(student_id="s1", subject_id="biology", page_size=1000),
+                metadata=A,
+            )
+            assert len(listed.episodes) == 512
+
+
+def test_with_no_import_processes_imports_run_on_the_ingest_thread(tmp_path: Path) -> None:
+    with _serving(tmp_path, "--import-processes", "0") as (server, port):
+        with grpc.insecure_channel(server.target) as channel:
+            stub = pb_grpc.MemoryStub(channel)
+            assert _import_chunks(stub, "only", 3) == 384
+        # A process would have been started by the first chunk, before the reply.
+        assert tree_pids(server.proc.pid) == [server.proc.pid]
+        assert _scrape(port)[("tutor_memory_import_processes", ())] == 0

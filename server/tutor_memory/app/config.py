@@ -30,9 +30,10 @@ MIB = 1024 * 1024
 # recently used chains are evicted. A 10k-episode chain takes about 25 MiB, a 100k one about 250
 # (bench/results/memory.md), so the default holds a few large chains or many small ones.
 DEFAULT_CACHE_BUDGET_MIB = 1024
-# Threads that build blocks at once; an abandoned build finishes on its thread, so more than one
-# keeps the next turn from queueing behind it.
-BLOCK_THREADS = 2
+# Processes that derive batch imports' recall facts (app/import_facts.py): one, on a machine of two
+# cores, leaves the other to the server's own threads; the embedding queue works with what both
+# leave (app/embedding_queue.py).
+DEFAULT_IMPORT_PROCESSES = 1
 # Seconds between two readiness probes of the store: how soon a load balancer hears that the
 # store went away (or came back).
 DEFAULT_READINESS_PROBE_SECONDS = 5.0
@@ -72,6 +73,9 @@ class ServerConfig:
     master_key_file: Path | None = None
     # Recall's levers turned off, to measure what each adds (benchmarks only; all on by default).
     recall_levers: RecallLevers = ALL_ON
+    # Processes that derive batch imports' recall facts (app/import_facts.py); 0: the ingest
+    # thread does.
+    import_processes: int = DEFAULT_IMPORT_PROCESSES
     # This process's index among the processes of `serve --workers N`, which share its port;
     # None: a server alone on its port (a second one there fails to start).
     worker: int | None = None

@@ -22,6 +22,7 @@ from tutor_memory.app.changes import Change, ChangeHub
 from tutor_memory.app.embedding_queue import MAX_VECTOR_LAG, EmbeddingQueue
 from tutor_memory.app.executors import Executors
 from tutor_memory.app.group_commit import GroupCommit
+from tutor_memory.app.import_facts import ImportFacts
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.clock import now_us
@@ -97,8 +98,10 @@ class Ledger:
         executors: Executors,
         changes: ChangeHub,
         queue: EmbeddingQueue,
+        import_facts: ImportFacts,
     ) -> None:
         self._store = store
+        self._import_facts = import_facts
         self._queue = queue
         self._embedder = embedder
         self._counter = counter
@@ -115,6 +118,14 @@ class Ledger:
             executors.writer, self._commit_group, self._after_group
         )
 
+    def import_processes(self) -> int:
+        """The import processes ready to derive facts (app/import_facts.py), for metrics."""
+        return self._import_facts.ready_processes()
+
+    def close(self) -> None:
+        """Stops the import process, if one runs (the pools are the executors' to stop)."""
+        self._import_facts.close()
+
     def on_commit(self, listener: Callable[[Sequence[AppendOutcome]], None]) -> None:
         """Calls `listener(outcomes)` after every committed episode write."""
         self._commit_listeners.append(listener)
@@ -127,26 +138,17 @@ class Ledger:
     # -- writes --------------------------------------------------------------------------------
 
     def prepare(
-        self,
-        episodes: Sequence[NewEpisode],
-        budget: WorkBudget | None = None,
-        *,
-        embed: bool = True,
+        self, episodes: Sequence[NewEpisode], budget: WorkBudget | None = None
     ) -> PreparedBatch:
-        """Derives the episodes' recall facts and, if `embed`, embeds them (blocking: on an
-        embed thread); without `embed` the embedding queue embeds them after the commit.
+        """Embeds the episodes and derives their recall facts (blocking: on an embed thread).
         `budget` bounds the text work of the facts (an answer's narration check reads every
         sentence); it is checked before the embedding too."""
         if budget is not None:
             budget.check()
-        vectors = self._embedder.embed([ep.embedding_text() for ep in episodes]) if embed else None
+        vectors = self._embedder.embed([ep.embedding_text() for ep in episodes])
         facts = recall_facts(episodes, self._counter, budget)
         return PreparedBatch(
-            [
-                PreparedEpisode(ep, None if vectors is None else vectors[i], facts[i])
-                for i, ep in enumerate(episodes)
-            ],
-            facts,
+            [PreparedEpisode(ep, vectors[i], facts[i]) for i, ep in enumerate(episodes)], facts
         )
 
     async def embed(
@@ -178,10 +180,11 @@ class Ledger:
 
     async def prepare_unembedded(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
         """As `embed`, but leaves the embedding to the queue: for batch imports, whose pace the
-        embedder must not set. Runs on the ingest thread, apart from the embed pool that single
-        writes wait on."""
-        return await self._executors.run(
-            self._executors.ingest, lambda: self.prepare(episodes, embed=False)
+        embedder must not set. The facts are derived in the import process, else on the ingest
+        thread (app/import_facts.py), apart from the embed pool that single writes wait on."""
+        facts = await self._import_facts.derive(episodes)
+        return PreparedBatch(
+            [PreparedEpisode(ep, None, f) for ep, f in zip(episodes, facts, strict=True)], facts
         )
 
     async def write(

@@ -6,8 +6,9 @@ status, a cache's name, a tenant (only where quotas and stored episodes are per 
 come from the tokens file, so there are as many as the operator configured).
 
 Hooks for parts that report their own numbers: `watch_cache` (a cache's chains, bytes and
-evictions, read at each scrape), `watch_embedding_backlog` (episodes waiting to be embedded) and
-`watch_writes_waiting` (single writes waiting for the writer thread).
+evictions, read at each scrape), `watch_embedding_backlog` (episodes waiting to be embedded),
+`watch_import_processes` (processes deriving imports' recall facts) and `watch_writes_waiting`
+(single writes waiting for the writer thread).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class _Watched(Collector):
         self.caches: dict[str, CacheSource] = {}
         self.backlog: Callable[[], int] | None = None
         self.writes_waiting: Callable[[], int] | None = None
+        self.import_processes: Callable[[], int] | None = None
         self.tenant_episodes: Callable[[], dict[str, int]] | None = None
         self._lock = threading.Lock()
 
@@ -59,7 +61,7 @@ class _Watched(Collector):
         with self._lock:
             caches = dict(self.caches)
             backlog, tenants = self.backlog, self.tenant_episodes
-            writes_waiting = self.writes_waiting
+            writes_waiting, import_processes = self.writes_waiting, self.import_processes
         chains = GaugeMetricFamily(
             f"{PREFIX}_cache_chains", "Chains whose derived data a cache holds", labels=["cache"]
         )
@@ -91,6 +93,12 @@ class _Watched(Collector):
                 f"{PREFIX}_writes_waiting",
                 "Single episode writes waiting for the writer thread to commit them",
                 value=writes_waiting(),
+            )
+        if import_processes is not None:
+            yield GaugeMetricFamily(
+                f"{PREFIX}_import_processes",
+                "Processes deriving batch imports' recall facts (0: the ingest thread does)",
+                value=import_processes(),
             )
         if tenants is not None:
             stored = GaugeMetricFamily(
@@ -178,6 +186,10 @@ class Metrics:
     def watch_embedding_backlog(self, source: Callable[[], int]) -> None:
         """Reports `source()` at each scrape as the embedding backlog."""
         self._watched.backlog = source
+
+    def watch_import_processes(self, source: Callable[[], int]) -> None:
+        """Reports `source()` at each scrape as the import processes ready to derive facts."""
+        self._watched.import_processes = source
 
     def watch_writes_waiting(self, source: Callable[[], int]) -> None:
         """Reports `source()` at each scrape as the single writes waiting for the writer thread."""

@@ -24,6 +24,7 @@ from tutor_memory.app.episodes import Episodes
 from tutor_memory.app.erasure import Eraser
 from tutor_memory.app.executors import Executors, in_background, settle
 from tutor_memory.app.files import FileIngest, passage_cache
+from tutor_memory.app.import_facts import ImportFacts
 from tutor_memory.app.ingest import BatchIngest
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
@@ -101,6 +102,7 @@ class Services:
         snapshots of the large chains that changed, then closes the store."""
         self.resident.stop_warm_up()
         self.embedding.stop()
+        self.ledger.close()
         self.executors.shutdown()
         self.vectors.close()
         self.resident.write_snapshots()
@@ -164,6 +166,8 @@ def build_services(
     # The tokenizer and the model load side by side (both mostly native code): start-up waits
     # for the slower of the two instead of their sum. The pinned model's id and dimension are
     # known before it loads, so the store and the chains' caches open meanwhile.
+    if config.import_processes < 0:
+        raise ConfigError(f"--import-processes must be at least 0, got {config.import_processes}")
     counting = in_background(load_counter, config.tokenizer)
     loading: Future[Embedder] | None = None
     if isinstance(embedder, Future):
@@ -231,7 +235,10 @@ def build_services(
     embedding = EmbeddingQueue(
         store, embedder, executors, resident.add_vectors, rescan_seconds=rescan
     )
-    ledger = Ledger(store, embedder, sync, counter, executors, changes, embedding)
+    import_facts = ImportFacts(
+        counter, executors.ingest, tokenizer=config.tokenizer, processes=config.import_processes
+    )
+    ledger = Ledger(store, embedder, sync, counter, executors, changes, embedding, import_facts)
 
     # With other writers, every read of a derived cache first checks the chain's head.
     fresh = sync.refresh if sync.check_store else None
@@ -281,6 +288,7 @@ def build_services(
             "followed_chains", lambda: CacheReport(sync.followed(), None, sync.unfollowed)
         )
     telemetry.metrics.watch_embedding_backlog(embedding.pending)
+    telemetry.metrics.watch_import_processes(ledger.import_processes)
     telemetry.metrics.watch_writes_waiting(ledger.writes_waiting)
     return Services(
         episodes=Episodes(ledger, store, key, beliefs, teacher, executors),

@@ -20,6 +20,7 @@ from tutor_memory.app.config import (
     DEFAULT_CACHE_BUDGET_MIB,
     DEFAULT_DATA_DIR,
     DEFAULT_GRACE_SECONDS,
+    DEFAULT_IMPORT_PROCESSES,
     DEFAULT_LISTEN,
     DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_READINESS_PROBE_SECONDS,
@@ -107,6 +108,13 @@ def _parser() -> argparse.ArgumentParser:
         help="memory for the chains' recall tables and vector indexes; beyond it the least "
         "recently used chains are evicted and load again on their next call "
         "(default %(default)s)",
+    )
+    serve.add_argument(
+        "--import-processes",
+        type=int,
+        default=DEFAULT_IMPORT_PROCESSES,
+        help="processes that derive batch imports' recall facts beside the server's own; 0: "
+        "its ingest thread does (default %(default)s)",
     )
     serve.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES)
     serve.add_argument("--grace-seconds", type=float, default=DEFAULT_GRACE_SECONDS)
@@ -259,6 +267,7 @@ def _server_config(args: argparse.Namespace) -> ServerConfig:
         tokenizer=args.tokenizer,
         block_cap_seconds=args.block_cap_seconds,
         cache_budget_bytes=args.cache_memory_mib * MIB,
+        import_processes=args.import_processes,
         store=args.store,
         sync=args.sync,
         pool_size=args.pool_size,

@@ -1,0 +1,205 @@
+"""The recall facts of batch imports, derived in a process of their own.
+
+Deriving an episode's facts (stemming, the token count of its line, an answer's narration check)
+is Python that holds the GIL. On the ingest thread it shares the GIL with the writer thread, the
+embedding queue and the event loop, so the server's Python runs on one core whatever the machine
+has. A separate process has a GIL of its own: the server's threads convert, commit and
+acknowledge one chunk while the process derives the next (docs/DESIGN.md P14; the README's
+"Ingest and embedding"). Facts are a pure function of the episodes and the tokenizer, so the process
+needs no store and keeps no state.
+
+The process starts with the first import chunk of `PROCESS_START_ITEMS` episodes (a server whose
+imports are all smaller never starts it) and takes about half a second to load its modules; until
+it answers, chunks are derived on the ingest thread. When it dies, the chunk it was
+deriving is derived on the thread and the next whole chunk starts a new process; after
+`MAX_PROCESS_FAILURES` failures in a row the thread does all the work and the log says so.
+`serve --import-processes 0` keeps every chunk on the thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from tutor_memory.domain.episodes import NewEpisode
+from tutor_memory.domain.recall.facts import RecallFacts, recall_facts
+from tutor_memory.domain.recall.timewords import warm_up as warm_up_time_words
+from tutor_memory.domain.text.stems import document_terms
+from tutor_memory.domain.tokens import TokenCounter
+from tutor_memory.models.tokenizers import load_counter
+
+log = logging.getLogger("tutor_memory.import_facts")
+
+# Failures of the process in a row (it died, or never started) after which imports stop
+# starting new ones: a process that cannot live here would otherwise cost a start per chunk.
+MAX_PROCESS_FAILURES = 3
+# The smallest chunk that starts the process: a whole chunk of an import (app/ingest.py,
+# INGEST_CHUNK). Smaller imports are over before the process has loaded.
+PROCESS_START_ITEMS = 128
+# How often the worker checks that the server that started it still runs.
+PARENT_POLL_SECONDS = 1.0
+
+# The worker process's token counter, loaded once when it starts.
+_worker_counter: TokenCounter | None = None
+
+
+def _start_worker(tokenizer: Path | None) -> None:
+    global _worker_counter
+    # Ctrl-C in a terminal reaches the whole process group: the server stops its worker itself
+    # (`ImportFacts.close`), and a worker interrupted first would print a traceback and count as
+    # a failure.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_counter = load_counter(tokenizer)
+    threading.Thread(
+        target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True
+    ).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Ends the worker when the server is gone: a server killed outright (SIGKILL, out of
+    memory) never tells its pool to stop, and the worker would wait for work forever."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(0)
+
+
+def _worker_ready() -> str:
+    """Loads what deriving facts reads on first use (the language files and stemmers, the date
+    library's patterns) and names the worker's tokenizer, which must be the server's."""
+    assert _worker_counter is not None
+    document_terms("")
+    warm_up_time_words()
+    return _worker_counter.name
+
+
+def _worker_facts(episodes: Sequence[NewEpisode]) -> list[RecallFacts]:
+    assert _worker_counter is not None
+    return recall_facts(episodes, _worker_counter)
+
+
+class ImportFacts:
+    """Derives the facts of an import's chunks: in the worker process once it is ready, else on
+    `thread` (the ingest thread) with `counter`."""
+
+    def __init__(
+        self,
+        counter: TokenCounter,
+        thread: Executor,
+        *,
+        tokenizer: Path | None,
+        processes: int,
+    ) -> None:
+        if processes < 0:
+            raise ValueError(f"processes must be >= 0, got {processes}")
+        self._counter = counter
+        self._thread = thread
+        self._tokenizer = tokenizer
+        self._processes = processes
+        self._pool: ProcessPoolExecutor | None = None
+        # The pool's first call, which answers once its worker has loaded everything.
+        self._ready: Future[str] | None = None
+        self._failures = 0
+        self._closed = False
+
+    def ready_processes(self) -> int:
+        """The processes deriving facts (read at any time, from any thread): 0 while the process
+        starts, after it failed, or with none configured. A process that died is counted until
+        the chunk that finds it dead."""
+        pool, ready = self._pool, self._ready
+        if pool is None or ready is None or not ready.done() or ready.exception() is not None:
+            return 0
+        return self._processes if ready.result() == self._counter.name else 0
+
+    async def derive(self, episodes: Sequence[NewEpisode]) -> list[RecallFacts]:
+        pool = self._usable(start=len(episodes) >= PROCESS_START_ITEMS)
+        loop = asyncio.get_running_loop()
+        if pool is not None:
+            try:
+                facts = await asyncio.wrap_future(pool.submit(_worker_facts, list(episodes)))
+            except BrokenProcessPool as exc:
+                # The process died (killed, out of memory): the thread derives this chunk. An
+                # error of the derivation itself is raised as it would be on the thread.
+                self._failed(pool, exc)
+            else:
+                self._failures = 0
+                return facts
+        return await loop.run_in_executor(self._thread, recall_facts, episodes, self._counter)
+
+    def _usable(self, *, start: bool = False) -> ProcessPoolExecutor | None:
+        """The pool if its worker answered; with `start`, starts one if none runs (and the
+        failures so far allow)."""
+        if self._closed or self._processes == 0 or self._failures >= MAX_PROCESS_FAILURES:
+            return None
+        if self._pool is None:
+            if start:
+                self._start()
+            return None
+        ready = self._ready
+        if ready is None or not ready.done():
+            return None
+        pool = self._pool
+        try:
+            name = ready.result()
+        except Exception as exc:  # it could not start: counted, then a new one is tried
+            self._failed(pool, exc)
+            return None
+        if name != self._counter.name:
+            # Not a failure to retry: the same tokenizer file must count the same way.
+            log.error(
+                "the import process counts tokens with %s, the server with %s: imports derive "
+                "their facts on the ingest thread",
+                name,
+                self._counter.name,
+            )
+            self._failures = MAX_PROCESS_FAILURES
+            self._stop(pool)
+            return None
+        return pool
+
+    def _start(self) -> None:
+        # spawn, not fork: the server has threads (a forked child could inherit a held lock).
+        pool = ProcessPoolExecutor(
+            self._processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(self._tokenizer,),
+        )
+        self._pool = pool
+        self._ready = pool.submit(_worker_ready)
+
+    def _failed(self, pool: ProcessPoolExecutor, exc: BaseException) -> None:
+        if pool is not self._pool:
+            return  # counted already, by another chunk of the same pool
+        self._failures += 1
+        given_up = self._failures >= MAX_PROCESS_FAILURES
+        log.warning(
+            "the import process failed (%s: %s; %d of %d in a row): chunks are derived on the "
+            "ingest thread %s",
+            type(exc).__name__,
+            exc,
+            self._failures,
+            MAX_PROCESS_FAILURES,
+            "from now on" if given_up else "until a new process starts",
+        )
+        self._stop(pool)
+
+    def _stop(self, pool: ProcessPoolExecutor) -> None:
+        if pool is self._pool:
+            self._pool, self._ready = None, None
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stops the worker process (after the chunk it is deriving)."""
+        self._closed = True
+        pool, self._pool, self._ready = self._pool, None, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
