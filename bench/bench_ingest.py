@@ -180,8 +180,8 @@ def one_run(batch: list[pb.NewEpisode], rpc: str) -> dict[str, Any]:
             ),
             timeout=60,
         )
-        # One chunk's import first, to a chain of its own: it starts the server's import process
-        # (app/import_facts.py), as a server that imported before has it running; its
+        # An import first, to a chain of its own, large enough to start the server's import
+        # process (app/import_facts.py), as a server that imported before has it running; its
         # embeddings are caught up before the clock starts.
         warm = chat_episodes(PROCESS_START_ITEMS)
         for item in warm:

@@ -67,7 +67,8 @@ class Renamed(TiktokenCounter):
 
 
 COUNTER = TiktokenCounter()
-CHUNK = episodes(PROCESS_START_ITEMS)
+# One chunk of an import (app/ingest.py INGEST_CHUNK).
+CHUNK = episodes(128)
 EXPECTED = recall_facts(CHUNK, COUNTER)
 
 
@@ -86,8 +87,11 @@ def facts(thread: ThreadPoolExecutor) -> Iterator[ImportFacts]:
     made.close()
 
 
-def derive(facts: ImportFacts, chunk: list[NewEpisode] = CHUNK) -> list[RecallFacts]:
-    return asyncio.run(facts.derive(chunk))
+def derive(
+    facts: ImportFacts, chunk: list[NewEpisode] = CHUNK, imported: int = PROCESS_START_ITEMS
+) -> list[RecallFacts]:
+    """`chunk`'s facts, as a chunk of an import that has received `imported` items so far."""
+    return asyncio.run(facts.derive(chunk, imported=imported))
 
 
 def wait_until(predicate: Callable[[], bool]) -> None:
@@ -117,9 +121,9 @@ def test_the_process_derives_the_same_facts_as_the_thread(facts: ImportFacts) ->
     assert any(f.flagged for f in in_process)
 
 
-def test_imports_smaller_than_a_chunk_never_start_the_process(facts: ImportFacts) -> None:
-    small = CHUNK[:-1]
-    assert derive(facts, small) == recall_facts(small, COUNTER)
+def test_imports_smaller_than_the_start_size_never_start_the_process(facts: ImportFacts) -> None:
+    for imported in range(len(CHUNK), PROCESS_START_ITEMS, len(CHUNK)):
+        assert derive(facts, imported=imported) == EXPECTED
     assert facts._pool is None
 
 
@@ -193,7 +197,7 @@ def test_the_process_ends_when_the_server_that_started_it_is_killed(tmp_path: Pa
         facts = ImportFacts(
             TiktokenCounter(), ThreadPoolExecutor(1), tokenizer=None, processes=1
         )
-        asyncio.run(facts.derive(episodes(PROCESS_START_ITEMS)))
+        asyncio.run(facts.derive(episodes(128), imported=PROCESS_START_ITEMS))
         while not facts.ready_processes() > 0:
             time.sleep(0.05)
         print(worker_pids(facts)[0], flush=True)

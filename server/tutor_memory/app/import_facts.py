@@ -8,11 +8,13 @@ acknowledge one chunk while the process derives the next (docs/DESIGN.md P14; th
 "Ingest and embedding"). Facts are a pure function of the episodes and the tokenizer, so the process
 needs no store and keeps no state.
 
-The process starts with the first import chunk of `PROCESS_START_ITEMS` episodes (a server whose
-imports are all smaller never starts it) and takes about half a second to load its modules; until
-it answers, chunks are derived on the ingest thread. When it dies, the chunk it was
-deriving is derived on the thread and the next whole chunk starts a new process; after
-`MAX_PROCESS_FAILURES` failures in a row the thread does all the work and the log says so.
+The process starts when an import reaches `PROCESS_START_ITEMS` items and takes about half a
+second of a core to load its modules; until it answers, chunks are derived on the ingest thread.
+Smaller imports never start it: one of a few hundred items is over before the process could
+answer, and the process's start would only take a core from it (docs/DESIGN.md P14). When it
+dies, the chunk it was deriving is derived on the thread and the next chunk of a large import
+starts a new process; after `MAX_PROCESS_FAILURES` failures in a row the thread does all the work
+and the log says so.
 `serve --import-processes 0` keeps every chunk on the thread.
 """
 
@@ -42,9 +44,11 @@ log = logging.getLogger("tutor_memory.import_facts")
 # Failures of the process in a row (it died, or never started) after which imports stop
 # starting new ones: a process that cannot live here would otherwise cost a start per chunk.
 MAX_PROCESS_FAILURES = 3
-# The smallest chunk that starts the process: a whole chunk of an import (app/ingest.py,
-# INGEST_CHUNK). Smaller imports are over before the process has loaded.
-PROCESS_START_ITEMS = 128
+# Items of one import after which it starts the process (if none runs): about a quarter of a
+# second of an import's work on the 2-core machine, where the process's start (half a second of a
+# core) slowed imports of 369-419 items, which end before it answers, by a third (LoCoMo's
+# conversations on fresh servers, bench/results/locomo.json).
+PROCESS_START_ITEMS = 1_024
 # How often the worker checks that the server that started it still runs.
 PARENT_POLL_SECONDS = 1.0
 
@@ -119,8 +123,10 @@ class ImportFacts:
             return 0
         return self._processes if ready.result() == self._counter.name else 0
 
-    async def derive(self, episodes: Sequence[NewEpisode]) -> list[RecallFacts]:
-        pool = self._usable(start=len(episodes) >= PROCESS_START_ITEMS)
+    async def derive(self, episodes: Sequence[NewEpisode], *, imported: int) -> list[RecallFacts]:
+        """The facts of one chunk of an import that has received `imported` items so far (the
+        chunk's included)."""
+        pool = self._usable(start=imported >= PROCESS_START_ITEMS)
         loop = asyncio.get_running_loop()
         if pool is not None:
             try:

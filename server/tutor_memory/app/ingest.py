@@ -143,7 +143,7 @@ class BatchIngest:
 
         def start_preparing() -> None:
             indices, episodes = [i for i, _ in chunk], [e for _, e in chunk]
-            task = asyncio.create_task(self._ledger.prepare_unembedded(episodes))
+            task = asyncio.create_task(self._ledger.prepare_unembedded(episodes, imported=count))
             preparing.append((indices, task))
 
         try:

@@ -178,11 +178,14 @@ class Ledger:
         while self._queue.pending() >= MAX_VECTOR_LAG:
             await asyncio.to_thread(self._queue.wait_below, MAX_VECTOR_LAG, LAG_POLL_SECONDS)
 
-    async def prepare_unembedded(self, episodes: Sequence[NewEpisode]) -> PreparedBatch:
-        """As `embed`, but leaves the embedding to the queue: for batch imports, whose pace the
-        embedder must not set. The facts are derived in the import process, else on the ingest
-        thread (app/import_facts.py), apart from the embed pool that single writes wait on."""
-        facts = await self._import_facts.derive(episodes)
+    async def prepare_unembedded(
+        self, episodes: Sequence[NewEpisode], *, imported: int
+    ) -> PreparedBatch:
+        """As `embed`, but leaves the embedding to the queue: for a chunk of a batch import (of
+        `imported` items so far), whose pace the embedder must not set. The facts are derived in
+        the import process, else on the ingest thread (app/import_facts.py), apart from the
+        embed pool that single writes wait on."""
+        facts = await self._import_facts.derive(episodes, imported=imported)
         return PreparedBatch(
             [PreparedEpisode(ep, None, f) for ep, f in zip(episodes, facts, strict=True)], facts
         )
