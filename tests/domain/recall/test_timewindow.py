@@ -553,6 +553,12 @@ def test_spoken_words_for_ago_count_nothing_back_in_the_present(query: str) -> N
         ("j'ai raté quoi ces derniers jours ?", "2026-11-22"),
         ("was habe ich in den letzten Tagen falsch gemacht?", "2026-11-22"),
         ("o que eu errei nos últimos dias?", "2026-11-22"),
+        # Where "last" has no plural, the unit's plural says it.
+        ("what did we go over these past weeks?", "2026-11-04"),
+        ("what did I get wrong the last days?", "2026-11-22"),
+        ("was haben wir die letzten Wochen wiederholt?", "2026-11-04"),
+        ("was haben wir in den vergangenen Wochen gemacht?", "2026-11-04"),
+        ("ماذا راجعنا في الأسابيع الماضية؟", "2026-11-04"),
     ],
 )
 def test_the_last_days_or_weeks_in_the_plural_are_the_last_few_not_the_last_one(
@@ -562,6 +568,39 @@ def test_the_last_days_or_weeks_in_the_plural_are_the_last_few_not_the_last_one(
     # the plural form of "last" tells them apart. NOW is Wednesday 25 November.
     found = window(query)
     assert (found.start_us, found.end_us) == (us(f"{start}T00:00"), NOW + 1)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did we study over the past months?",
+        "what did we study over the past few months?",
+        "was haben wir in den letzten Monaten gelernt?",
+        "ماذا درسنا في الأشهر الماضية؟",
+    ],
+)
+def test_the_last_months_in_the_plural_are_as_many_as_the_last_few_months(query: str) -> None:
+    found, expected = window(query), window("what did we study in the last 3 months?")
+    assert (found.start_us, found.end_us) == (expected.start_us, expected.end_us)
+
+
+@pytest.mark.parametrize(
+    ("query", "singular"),
+    [
+        ("what did we do the past week?", "what did we do last week?"),
+        ("was haben wir in der letzten Woche gemacht?", "what did we do last week?"),
+        ("was haben wir den letzten Monat gemacht?", "what did we do last month?"),
+    ],
+)
+def test_the_last_week_or_month_in_the_singular_stays_the_last_one(
+    query: str, singular: str
+) -> None:
+    found, expected = window(query), window(singular)
+    assert (found.start_us, found.end_us, found.label) == (
+        expected.start_us,
+        expected.end_us,
+        expected.label,
+    )
 
 
 @pytest.mark.parametrize(

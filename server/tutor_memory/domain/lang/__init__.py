@@ -44,6 +44,11 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
 - `ago_postpositions`: words that, right after a number of days, weeks, months or years, count
   them back from now as "ago" does ("two weeks *back*"); after a unit without a number they are
   something else ("the first day back at school"). Single words.
+- `plural_spans`: two-word phrases, a word for "last" and a plural unit, that name the last few
+  days, weeks or months without a count ("the past weeks", "in den letzten Wochen"): read as the
+  last three, as "the last few weeks" is. Only where the date library's translation loses the
+  plural of the unit (English and German nouns); where "last" itself is plural ("le ultime
+  settimane", "ces derniers jours") `time_glosses` read it.
 - `record_triggers`: phrases by which a student asks about their own record ("what did I get
   wrong").
 - `record_questions`: phrases that ask about the record only in a clause that asks (a question
@@ -270,6 +275,7 @@ _STRING_LIST_FIELDS = (
     "attached_conjunctions",
     "ago_prepositions",
     "ago_postpositions",
+    "plural_spans",
     "record_triggers",
     "record_questions",
     "topic_prepositions",
@@ -364,6 +370,7 @@ class LanguageData:
     time_glosses: Mapping[str, str]
     ago_prepositions: tuple[str, ...]
     ago_postpositions: tuple[str, ...]
+    plural_spans: tuple[str, ...]
     record_triggers: tuple[str, ...]
     record_questions: tuple[str, ...]
     topic_prepositions: tuple[str, ...]

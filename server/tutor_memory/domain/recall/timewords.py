@@ -54,6 +54,9 @@ MONTHS = (
 UNITS = ("day", "week", "fortnight", "month", "year")
 # The English reading's word after a number of units that counts them back from now.
 AGO = "ago"
+# The count "a few" units stands for: the language files gloss "few" and "several" as 3, and the
+# plural "last" of the Romance languages before a unit as the last 3 ("le ultime settimane").
+A_FEW = "3"
 # The English reading's word for "the start of" a period (see `timewindow`).
 START = "start"
 # Stop words a query must hold before its language is taken as known (see `_guess`).
@@ -106,6 +109,9 @@ class _Language:
     # (`ago_prepositions`), and after it (`ago_postpositions`).
     ago_prepositions: frozenset[str]
     ago_postpositions: frozenset[str]
+    # "last" and a plural unit without a count ("past weeks"), as pairs of normalised words:
+    # the unit is read with `A_FEW` before it (`plural_spans`).
+    plural_spans: frozenset[tuple[str, ...]]
     # What capitals say of a month or weekday name beside them (`name_capitals`).
     name_capitals: str
 
@@ -220,6 +226,7 @@ def _vocabulary() -> _Vocabulary:
                 glued,
                 frozenset(w for p in data.ago_prepositions for w in words(p)),
                 frozenset(w for p in data.ago_postpositions for w in words(p)),
+                frozenset(tuple(words(p)) for p in data.plural_spans),
                 data.name_capitals,
             )
         )
@@ -495,6 +502,11 @@ def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
         both = language.name_capitals == "neighbours_and_dates"
         for i in _named_dates(raw, cased, spans, tokens, dates_too=both):
             masked[i] = masked[i] or not introduced(i)
+    # "the past weeks": the library reads the plural unit as its singular, "last week"; read as
+    # the last few, as "the past few weeks" is.
+    for i in range(1, len(tokens)):
+        if (tokens[i - 1], tokens[i]) in language.plural_spans and joins[i] is None:
+            joins[i] = f"{A_FEW} {tokens[i]}"
     # Only "the 12th" / "on 12th" is a day of the month: "Caroline's 18th birthday" is not.
     ordinal = [
         bool(_ENGLISH_ORDINAL.fullmatch(t)) and token_at(i - 1) in ("the", "on")
