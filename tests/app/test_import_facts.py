@@ -5,6 +5,7 @@ thread to do the work."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import signal
 import subprocess
@@ -12,11 +13,13 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
+from tutor_memory.app import import_facts
 from tutor_memory.app.import_facts import MAX_PROCESS_FAILURES, PROCESS_START_ITEMS, ImportFacts
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, validate_new_episode
 from tutor_memory.domain.recall.facts import RecallFacts, recall_facts
@@ -157,6 +160,23 @@ def test_after_repeated_failures_the_thread_does_all_the_work(facts: ImportFacts
         os.kill(worker_pids(facts)[0], signal.SIGKILL)
         assert derive(facts) == EXPECTED
     assert derive(facts) == EXPECTED
+    assert facts._pool is None
+
+
+class Unstartable(ProcessPoolExecutor):
+    """A pool whose processes cannot be started (the system is out of processes)."""
+
+    def submit(self, *args: object, **kwargs: object) -> NoReturn:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+
+def test_a_process_that_cannot_be_started_leaves_every_chunk_to_the_thread(
+    facts: ImportFacts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(import_facts, "ProcessPoolExecutor", Unstartable)
+    for _ in range(MAX_PROCESS_FAILURES + 1):
+        assert derive(facts) == EXPECTED
+    assert facts._failures == MAX_PROCESS_FAILURES
     assert facts._pool is None
 
 

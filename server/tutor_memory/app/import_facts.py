@@ -180,7 +180,10 @@ class ImportFacts:
             initargs=(self._tokenizer,),
         )
         self._pool = pool
-        self._ready = pool.submit(_worker_ready)
+        try:
+            self._ready = pool.submit(_worker_ready)
+        except Exception as exc:  # no process could be started (out of processes or memory)
+            self._failed(pool, exc)
 
     def _failed(self, pool: ProcessPoolExecutor, exc: BaseException) -> None:
         if pool is not self._pool:
