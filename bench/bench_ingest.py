@@ -59,8 +59,10 @@ TARGET_EMBED_PER_S = 2_000
 TARGET_APPEND_P99_MS = 50.0
 # How often the lag is read while the embeddings catch up.
 LAG_POLL_SECONDS = 0.1
-# The gauge of episodes waiting for their embedding (app/metrics.py; the README's metric table).
+# The gauges of episodes waiting for their embedding and of the import processes ready to work
+# (app/metrics.py; the README's metric table).
 BACKLOG_METRIC = "tutor_memory_embedding_backlog"
+IMPORT_PROCESSES_METRIC = "tutor_memory_import_processes"
 # Texts of the embedder sweep, and the layouts tried: (threads calling embed, onnxruntime
 # intra-op threads per call, batch size).
 SWEEP_TEXTS = 2_048
@@ -115,17 +117,22 @@ def _percentiles(latencies: list[float]) -> dict[str, float]:
     }
 
 
-def _lag(metrics_port: int) -> int:
-    """Episodes waiting for their embedding on the whole server, as its metrics endpoint reports
-    them (tutor_memory_embedding_backlog). Read there rather than from BuildBlock's
-    vectors_pending: ten blocks every poll, each embedding its query, took about a second of the
-    catch-up they measured (3.35 against 4.85 s, alternated runs)."""
+def _gauge(metrics_port: int, name: str) -> int:
+    """A gauge of the whole server, as its metrics endpoint reports it."""
     with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=30) as reply:
         text = reply.read().decode()
     for family in text_string_to_metric_families(text):
-        if family.name == BACKLOG_METRIC:
+        if family.name == name:
             return int(family.samples[0].value)
-    raise RuntimeError(f"the server's metrics have no {BACKLOG_METRIC}")
+    raise RuntimeError(f"the server's metrics have no {name}")
+
+
+def _lag(metrics_port: int) -> int:
+    """Episodes waiting for their embedding on the whole server (the backlog gauge). Read there
+    rather than from BuildBlock's vectors_pending: ten blocks every poll, each embedding its
+    query, took about a second of the catch-up they measured (3.35 against 4.85 s, alternated
+    runs)."""
+    return _gauge(metrics_port, BACKLOG_METRIC)
 
 
 class _Appender:
@@ -187,7 +194,7 @@ def one_run(batch: list[pb.NewEpisode], rpc: str) -> dict[str, Any]:
         for item in warm:
             item.student_id, item.subject_id = "warm-up", "import"
         stub.IngestEpisodes(ingest_messages(warm), timeout=60)
-        while _lag(metrics_port):
+        while _lag(metrics_port) or not _gauge(metrics_port, IMPORT_PROCESSES_METRIC):
             time.sleep(LAG_POLL_SECONDS)
         appender = _Appender(stub)
         cpu_before = tree_cpu_seconds(server.proc.pid)
