@@ -115,9 +115,9 @@ class ImportFacts:
         self._closed = False
 
     def ready_processes(self) -> int:
-        """The processes deriving facts (read at any time, from any thread): 0 while the process
-        starts, after it failed, or with none configured. A process that died is counted until
-        the chunk that finds it dead."""
+        """The processes deriving facts (read at any time, from any thread): those configured once
+        the first has answered; 0 while it starts, after it failed, or with none configured. A
+        process that died is counted until the chunk that finds it dead."""
         pool, ready = self._pool, self._ready
         if pool is None or ready is None or not ready.done() or ready.exception() is not None:
             return 0

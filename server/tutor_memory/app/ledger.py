@@ -118,10 +118,6 @@ class Ledger:
             executors.writer, self._commit_group, self._after_group
         )
 
-    def import_processes(self) -> int:
-        """The import processes ready to derive facts (app/import_facts.py), for metrics."""
-        return self._import_facts.ready_processes()
-
     def close(self) -> None:
         """Stops the import process, if one runs (the pools are the executors' to stop)."""
         self._import_facts.close()

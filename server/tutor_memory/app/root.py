@@ -288,7 +288,7 @@ def build_services(
             "followed_chains", lambda: CacheReport(sync.followed(), None, sync.unfollowed)
         )
     telemetry.metrics.watch_embedding_backlog(embedding.pending)
-    telemetry.metrics.watch_import_processes(ledger.import_processes)
+    telemetry.metrics.watch_import_processes(import_facts.ready_processes)
     telemetry.metrics.watch_writes_waiting(ledger.writes_waiting)
     return Services(
         episodes=Episodes(ledger, store, key, beliefs, teacher, executors),
