@@ -249,7 +249,65 @@ def test_a_tail_ends_a_sentence_of_many_clauses_and_keeps_what_came_before() -> 
     )
     assert taught is not None
     assert "charge of an ion" in taught.note
-    assert detect_teaching(f"{clauses}, keep that in mind for the test") is None
+    followed = detect_teaching(f"{clauses}, and ions carry charge, keep that in mind for the test")
+    assert followed is not None
+    assert "ions carry charge" in followed.note
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("our school follows the AQA spec, keep that in mind when you set questions", "AQA spec"),
+        ("in class we say 'gradient' and never 'slope', use that from now on", "gradient"),
+        ("la nostra prof dice 'ipotenusa' e non 'lato lungo', usa quello per favore", "ipotenusa"),
+        ("mi profe dice 'razón' y no 'cociente', usa eso siempre", "razón"),
+        ("chez nous on dit 'gramme' jamais 'g', fais pareil dans tes réponses", "gramme"),
+        ("unser Lehrer sagt 'Kraftpfeil', nimm das bitte auch", "Kraftpfeil"),
+        ("o meu stor diz 'vetor' e não 'seta', usa isso nas explicações", "vetor"),
+        ("أنا في الصف التاني، خلي بالك من ده وانت بتشرح", "الصف التاني"),
+    ],
+)
+def test_a_tail_inside_a_sentence_keeps_what_came_before_whatever_follows(
+    text: str, note: str
+) -> None:
+    taught = detect_teaching(text)
+    assert taught is not None
+    assert note in taught.note
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("one thing for next time: my exams are oral", "my exams are oral"),
+        ("also, per le prossime volte: faccio il classico", "faccio il classico"),
+        ("Wichtig für die Zukunft: ich habe Legasthenie", "ich habe Legasthenie"),
+        ("pras próximas vezes: eu estudo pelo celular", "eu estudo pelo celular"),
+    ],
+)
+def test_a_cue_a_word_or_two_into_its_clause_and_closed_by_a_colon_teaches(
+    text: str, note: str
+) -> None:
+    taught = detect_teaching(text)
+    assert taught is not None
+    assert taught.note == note
+
+
+def test_a_cue_deeper_in_its_clause_teaches_nothing() -> None:
+    assert detect_teaching("my big brother said for next time: bring a calculator") is None
+
+
+def test_a_hyphen_inside_a_word_announces_no_note() -> None:
+    # Portuguese "lembra-me" is "remind me": a request, not "remember".
+    assert detect_teaching("lembra-me o que fizemos na aula de química") is None
+    taught = detect_teaching("lembra-te: o meu teste de química é oral")
+    assert taught is not None
+
+
+def test_a_cue_written_as_students_text_it_still_teaches() -> None:
+    # "pa q" for "para que": the language files' spellings (texting_spellings).
+    taught = detect_teaching("pa q lo sepas, en mi cole no dejan usar calculadora")
+    assert taught is not None
+    assert "calculadora" in taught.note
 
 
 @pytest.mark.parametrize(

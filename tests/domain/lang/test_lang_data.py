@@ -272,6 +272,14 @@ def test_single_word_fields_hold_single_words(code: str) -> None:
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
+def test_a_texting_spelling_is_one_word_standing_for_one_other_word(code: str) -> None:
+    for short, word in lang.load(code).texting_spellings.items():
+        assert len(words(short)) == 1, f"{code}: {short!r}"
+        assert len(words(word)) == 1, f"{code}: {word!r}"
+        assert words(short) != words(word), f"{code}: {short!r} spells itself"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
 def test_teach_triggers_have_no_wildcards(code: str) -> None:
     triggers = lang.load(code).teach_triggers
     assert [

@@ -210,3 +210,28 @@ def test_clauses_keep_their_question_marks_and_split_at_clause_punctuation() -> 
 def test_a_mentioned_period_does_not_make_a_record_question() -> None:
     assert not is_record_question("I was at my cousin's last weekend, what is a prime number?")
     assert is_record_question("What did you show me last weekend?")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "l'altro giorno cosa abbiamo ripassato?",
+        "el otro día qué vimos de química?",
+        "l'autre jour on a travaillé sur quoi ?",
+        "neulich, was haben wir da besprochen?",
+        "no outro dia o que a gente estudou?",
+        "من كام يوم ذاكرنا ايه؟",
+    ],
+)
+def test_the_other_day_is_a_recent_day_of_the_last_week(query: str) -> None:
+    found = asked_window(query, NOW, ROME)
+    assert found is not None
+    assert (NOW - found.start_us) // 86_400_000_000 in (6, 7)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["otro día lo vemos, ¿qué es un vector?", "facciamolo un altro giorno, cos'è un vettore?"],
+)
+def test_another_day_is_not_the_other_day(query: str) -> None:
+    assert asked_window(query, NOW, ROME) is None

@@ -193,3 +193,20 @@ def test_counting_summarising_or_still_not_understanding_the_subject_is_no_recor
     query: str,
 ) -> None:
     assert not is_record_question(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "la semaine dernière on a révisé quoi",
+        "a semana passada a gente estudou o quê",
+        "الأسبوع اللي فات عملنا ايه",
+    ],
+)
+def test_a_question_word_left_at_the_end_asks_about_the_period(query: str) -> None:
+    # Spoken questions leave the question word where the answer goes, without a question mark.
+    assert is_record_question(query)
+
+
+def test_a_statement_about_a_period_without_a_question_word_asks_nothing() -> None:
+    assert not is_record_question("la semaine dernière on a révisé les fractions")

@@ -13,11 +13,14 @@ from hypothesis import strategies as st
 from tutor_memory.domain.text.phrases import (
     LONG_GAP,
     LONG_GAP_WORD,
+    MAX_SPELLED_FORMS,
     SHORT_GAP,
     SHORT_GAP_WORD,
     PhraseIndex,
     compile_phrase,
+    spelled_forms,
 )
+from tutor_memory.domain.text.words import words
 
 _WORDS = ("keep", "that", "in", "mind", "note")
 _word = st.sampled_from(_WORDS)
@@ -57,3 +60,23 @@ def test_no_match_covers_more_tokens_than_the_index_longest_span(
     index = PhraseIndex((compile_phrase(source), source, ()) for source in sources)
     for match in index.find_all(tokens):
         assert match.end - match.start <= index.longest_span
+
+
+def _found(source: str, text: str) -> list[tuple[int, int]]:
+    index = PhraseIndex([(compile_phrase(source), None, ())])
+    return [(m.start, m.end) for m in index.find_all(words(text))]
+
+
+def test_a_phrase_matches_its_words_written_as_students_text_them() -> None:
+    assert _found("para que lo sepas", "pa q lo sepas, no tengo libro") == [(0, 4)]
+    assert _found("perché abbiamo", "xke abbiamo fatto questo") == [(0, 2)]
+    assert _found("você me explicou", "vc me explicou ontem") == [(0, 3)]
+    # The written form still matches, and a spelling matches only in the phrase's place.
+    assert _found("para que lo sepas", "para que lo sepas") == [(0, 4)]
+    assert _found("para que lo sepas", "q lo sepas") == []
+
+
+def test_a_phrase_of_many_spellable_words_is_indexed_in_a_bounded_number_of_forms() -> None:
+    forms = spelled_forms(compile_phrase("que que que que que"))
+    assert len(forms) == MAX_SPELLED_FORMS
+    assert forms[0] == compile_phrase("que que que que que")

@@ -14,6 +14,8 @@ explicit request to keep something, so R4.3 still holds (a statement of fact wit
 nothing):
 - an announcing cue at the start of a clause (`keep_cues`: "just so you know", "for next time",
   "from now on", "per la prossima volta", "للعلم"); cues chain ("just so you know, for next time:");
+  a cue may also come a word or two into its clause when a colon or comma closes it ("quick thing
+  for next time: …", `CUE_OPENING_WORDS`);
 - a bare memory imperative (`keep_verbs`: "remember", "ricordati", "denk dran") followed by
   punctuation or by a word that is neither a question word nor an errand's infinitive marker:
   "remember we say 'times tables'" teaches, "remember what that means" and "remember to bring the
@@ -21,10 +23,12 @@ nothing):
 - a cue of exposition that teaches only about the student's own setting (`own_cues`: "note
   that", "note que"; `own_words`: "I", "my", "our", "je", "notre"): "note that in our textbook the
   anode is on the left" teaches, "note that the anode is negative", as a textbook says it, does not;
-- a label followed by a colon, comma or dash (`keep_labels`: "heads up:", "nota bene:", "achtung:");
-- a tail that ends the sentence (`keep_tails`: "…, keep that in mind", "tienilo presente", "merk dir
-  das"): the note is what comes before it; a sentence that is only the tail keeps the sentence
-  before it.
+- a label followed by a colon, comma or dash (`keep_labels`: "heads up:", "nota bene:", "achtung:"),
+  or by a cue ("kleiner Hinweis für die Zukunft: …"); a hyphen inside a word is no dash
+  (Portuguese "lembra-me", remind me, asks for something);
+- a tail after clause punctuation (`keep_tails`: "…, keep that in mind", "…, use that", "tienilo
+  presente", "merk dir das"), which words may follow ("…, keep that in mind whenever we do maths"):
+  the note is what comes before it; a sentence that is only the tail keeps the sentence before it.
 
 Questions never teach, whatever they contain (R4.3): a sentence with a question mark ("?", "¿",
 "؟") or that opens with a question word or an inverted verb (`question_openers`: "do you remember
@@ -232,7 +236,11 @@ def _topic(reading: _Sentence, start: int, limit: int) -> str:
 
 def _announced(sentence: str, tokens: Sequence[Token], end: int) -> bool:
     """Whether punctuation that announces a note follows token `end - 1`."""
-    return end < len(tokens) and any(c in _ANNOUNCING_MARKS for c in between(sentence, tokens, end))
+    if end >= len(tokens):
+        return False
+    gap = between(sentence, tokens, end)
+    # A hyphen between two words joins them (Portuguese "lembra-me", remind me): no dash.
+    return gap != "-" and any(c in _ANNOUNCING_MARKS for c in gap)
 
 
 def _after_keep_cues(reading: _Sentence, pos: int) -> int | None:
@@ -265,6 +273,10 @@ def _after_keep_cues(reading: _Sentence, pos: int) -> int | None:
             end = verb.end
         elif label is not None and _announced(sentence, tokens, label.end):
             end = label.end
+        elif label is not None and longest_at(_index("keep_cues"), tokens, label.end):
+            # A label that a cue follows ("kleiner Hinweis für die Zukunft: …"): the cue decides.
+            pos = label.end
+            continue
         elif lead := longest_at(_index("lead_ins"), tokens, pos):
             # Lead-ins may hide a cue's first word ("just so you know": "just" and "so" lead in).
             pos = lead.end
@@ -276,20 +288,36 @@ def _after_keep_cues(reading: _Sentence, pos: int) -> int | None:
     return None if found is None else reading.skip_lead_ins(found)
 
 
+# The most words a clause may open with before a keep cue that a colon or comma closes ("quick
+# thing for next time: …", "one more thing, for future reference, …").
+CUE_OPENING_WORDS = 2
+
+
+def _after_an_opened_cue(reading: _Sentence, clause: int) -> int | None:
+    """Where the note starts after a keep cue that opens the clause's `CUE_OPENING_WORDS` words
+    late and is closed by announcing punctuation; None when there is none."""
+    tokens, sentence = reading.tokens, reading.text
+    for pos in range(clause + 1, min(clause + CUE_OPENING_WORDS, len(tokens) - 1) + 1):
+        if clause_break_before(sentence, tokens, pos):
+            return None
+        cue = longest_at(_index("keep_cues"), tokens, pos)
+        if cue is not None and _announced(sentence, tokens, cue.end):
+            return reading.skip_lead_ins(cue.end)
+    return None
+
+
 def _tail_start(reading: _Sentence) -> int | None:
-    """Where a keep tail that ends the sentence starts ("…, keep that in mind"), or None. Inside a
-    sentence it must follow clause punctuation; it may also be the whole sentence."""
+    """Where a keep tail starts ("…, keep that in mind"), or None. Inside a sentence it must
+    follow clause punctuation, and words may follow it ("…, keep that in mind whenever we do
+    maths", "…, use that pls"); alone at the start of a sentence it must be the whole sentence
+    (it then keeps the sentence before)."""
     tokens = reading.tokens
     tails = _index("keep_tails")
-    # Only a tail starting this close to the end can end the sentence: a long sentence costs no
-    # more than a short one here.
-    for start in range(max(0, len(tokens) - tails.longest_span), len(tokens)):
+    for start in range(len(tokens)):
+        if start and not clause_break_before(reading.text, tokens, start):
+            continue
         tail = longest_at(tails, tokens, start)
-        if (
-            tail is not None
-            and tail.end == len(tokens)
-            and (start == 0 or clause_break_before(reading.text, tokens, start))
-        ):
+        if tail is not None and (start > 0 or tail.end == len(tokens)):
             return start
     return None
 
@@ -349,6 +377,8 @@ def detect_teaching(text: str, budget: WorkBudget | None = None) -> Teaching | N
             if taught is not None:
                 return taught
             after = _after_keep_cues(reading, clause) if clause >= reading.keep_walked else None
+            if after is None:
+                after = _after_an_opened_cue(reading, clause)
             if after is not None:
                 topic = _topic(reading, after, len(tokens))
                 note = _note(sentence, tokens, after) if topic else ""

@@ -196,8 +196,9 @@ Teaching and questions (SPEC R4; `tutor_memory.domain.conceptmap.teaching`):
 - `keep_labels`: words that label a message as a note ("heads up", "nota bene", "achtung",
   "ملاحظة"): they teach only followed by a colon, a comma or a dash ("achtung: …"), since bare
   they are ordinary words ("important dates").
-- `keep_tails`: phrases that end a sentence and ask the tutor to keep what came before it ("…,
-  keep that in mind", "tienilo presente", "merk dir das", "خذ هذا بعين الاعتبار"); alone in their
+- `keep_tails`: phrases that, after clause punctuation, ask the tutor to keep what came before
+  them ("…, keep that in mind", "…, use that", "tienilo presente", "merk dir das", "خذ هذا بعين
+  الاعتبار"), whatever follows them ("…, keep that in mind whenever we do maths"); alone in their
   sentence, they ask to keep the sentence before.
 - `own_cues`: phrases that announce a note at the start of a clause only when the note speaks of
   the student's own setting ("note that", "note que", "nota che", "beachte, dass", "لاحظ أن"):
@@ -220,6 +221,10 @@ Spoken expression (SPEC R5.5; `tutor_memory.domain.beliefs.spoken`): a check top
 of these is the student's own words, not a subject term.
 
 - `question_words`: question words anywhere in the topic ("what", "perché", "ماذا").
+- `final_question_words`: question words that ask from the end of a message, where spoken
+  questions leave them ("mardi on a revu *quoi*", "a gente falou do *quê*", "عملنا *ايه*", "you
+  did *what*"): a message ending in one asks (`tutor_memory.domain.recall.asking`). Not those that
+  also end statements ("que", "was" as "something", "ما").
 - `asking_verbs`: asking and explaining verbs, imperative as students type them ("explain",
   "spiegami", "explícame", "اشرح").
 - `pronouns`: first- and second-person pronouns; phrases where the bare word is also an article or a
@@ -240,6 +245,13 @@ Sentences and grounding (SPEC R7.2, R7.3; `tutor_memory.domain.text.sentences`,
 - `glued_prefixes`: every prefix that may be glued to a word (Arabic conjunctions, prepositions and
   the article, alone and combined: و, ب, ال, وال, بال), so that grounding compares والماء with
   الماء and ماء. Longest first is not required: the reader sorts them.
+
+- `texting_spellings`: an object mapping the short spellings students type for a word to the word
+  as the phrase lists write it ("q": "que", "xke": "perché", "vc": "você", "tmrw": "tomorrow").
+  Every phrase of every list also matches with a word written in one of its spellings
+  (`tutor_memory.domain.text.phrases`), so "pa q lo sepas" is "para que lo sepas" without a list
+  holding both. A spelling belongs here only if it is no word of any language a phrase could meet
+  on its own (no "y", Spanish "and", for "why"; no "x" for "por", which is an unknown in algebra).
 
 Phrases are written in the syntax documented in `tutor_memory.domain.text.phrases` (words, with `*`
 / `**` wildcards for the words a recap or question may put in between); `month_prepositions`,
@@ -327,6 +339,7 @@ _STRING_LIST_FIELDS = (
     "teach_framings",
     "naming_verbs",
     "question_words",
+    "final_question_words",
     "asking_verbs",
     "pronouns",
     "fillers",
@@ -401,6 +414,7 @@ class LanguageData:
     plural_rules: tuple[PluralRule, ...]
     plural_exceptions: tuple[str, ...]
     plural_irregulars: Mapping[str, str]
+    texting_spellings: Mapping[str, str]
     section_headings: tuple[str, ...]
     section_heading_openers: tuple[str, ...]
     section_labels: tuple[str, ...]
@@ -425,6 +439,7 @@ class LanguageData:
     teach_framings: tuple[str, ...]
     naming_verbs: tuple[str, ...]
     question_words: tuple[str, ...]
+    final_question_words: tuple[str, ...]
     asking_verbs: tuple[str, ...]
     pronouns: tuple[str, ...]
     fillers: tuple[str, ...]
@@ -488,6 +503,9 @@ def _parse(code: str, raw: Any) -> LanguageData:
         ),
         plural_irregulars=_irregulars(
             f"{where}: 'plural_irregulars'", raw.get("plural_irregulars")
+        ),
+        texting_spellings=_irregulars(
+            f"{where}: 'texting_spellings'", raw.get("texting_spellings")
         ),
         **lists,
     )

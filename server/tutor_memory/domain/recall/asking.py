@@ -6,8 +6,9 @@ and the reading of which period a question asks about (`tutor_memory.domain.reca
 need, kept below both:
 
 - `asks`: a question (a question mark of any script, or a question word or an inverted verb at the
-  start of a sentence: `tutor_memory.domain.conceptmap.teaching.is_question`) or a request (an
-  asking verb of the language files: "show me", "remind me", "dimmi");
+  start of a sentence: `tutor_memory.domain.conceptmap.teaching.is_question`; or one of the
+  `final_question_words` ending the message: "mardi on a revu quoi") or a request (an asking verb
+  of the language files: "show me", "remind me", "dimmi");
 - `trigger_matches`: the record phrases of the language files (`record_triggers`: "what did I get
   wrong", "cosa abbiamo studiato"), matched on normalised words, each unless one of its language's
   `trigger_vetoes` comes right before it ("¿por qué estudiamos…?" asks why);
@@ -102,11 +103,34 @@ def one_word_question_words() -> frozenset[str]:
     )
 
 
+@functools.cache
+def _final_questions() -> PhraseIndex[None]:
+    entries = []
+    for data in lang.all_languages():
+        entries += [(compile_phrase(w), None, ()) for w in data.final_question_words]
+    return PhraseIndex(entries)
+
+
+def ends_with_question_word(tokens: list[str]) -> bool:
+    """Whether the last words are a question word left at the end ("on a revu quoi")."""
+    index = _final_questions()
+    return any(
+        m.end == len(tokens)
+        for start in range(max(0, len(tokens) - index.longest_span), len(tokens))
+        for m in index.matches_at(tokens, start)
+    )
+
+
 def asks_words(query: str, tokens: list[str]) -> bool:
     """`asks` for a query whose normalised words the caller has already."""
-    return is_question(query) or any(True for _ in request_matches(tokens))
+    return (
+        is_question(query)
+        or ends_with_question_word(tokens)
+        or any(True for _ in request_matches(tokens))
+    )
 
 
 def asks(query: str) -> bool:
-    """Whether `query` asks something: a question, or a request ("show me", "dimmi")."""
+    """Whether `query` asks something: a question, a question word left at its end ("mardi on a
+    revu quoi"), or a request ("show me", "dimmi")."""
     return asks_words(query, words(query))

@@ -10,15 +10,21 @@ we *already* studied", "haben wir *Photosynthese und Osmose* behandelt"):
 - `*`  matches 0 to `SHORT_GAP` words;
 - `**` matches 0 to `LONG_GAP` words (for verb-final clauses, German).
 A phrase may not start or end with a wildcard.
+
+A phrase word also matches the short spellings students type for it (`texting_spellings` of the
+language files: "q" for "que", "xke" for "perché"): every phrase of an index is also indexed in
+its spelled forms, so matching costs no more than before.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from tutor_memory.domain import lang
 from tutor_memory.domain.text.words import words
 
 # Wildcard words of the phrase syntax and how many words each may skip (see module docstring).
@@ -27,6 +33,11 @@ LONG_GAP_WORD = "**"
 SHORT_GAP = 2
 LONG_GAP = 6
 _GAPS = {SHORT_GAP_WORD: SHORT_GAP, LONG_GAP_WORD: LONG_GAP}
+
+
+# The most spelled forms indexed for one phrase (its words' spellings combined): a phrase of many
+# spellable words ("q" "k" "ke" for each "que") would otherwise multiply without need.
+MAX_SPELLED_FORMS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +83,30 @@ def compile_phrase(source: str) -> Phrase:
     if any(isinstance(a, int) and isinstance(b, int) for a, b in itertools.pairwise(items)):
         raise ValueError(f"phrase {source!r} has two wildcards in a row")
     return Phrase(tuple(items), source)
+
+
+@functools.cache
+def _spellings() -> dict[str, tuple[str, ...]]:
+    """Every language's `texting_spellings`, by the normalised word they spell."""
+    spelled: dict[str, list[str]] = {}
+    for data in lang.all_languages():
+        for short, word in data.texting_spellings.items():
+            (full,), (typed,) = words(word), words(short)
+            if typed not in spelled.setdefault(full, []):
+                spelled[full].append(typed)
+    return {full: tuple(typed) for full, typed in spelled.items()}
+
+
+def spelled_forms(phrase: Phrase) -> list[Phrase]:
+    """`phrase` and the forms of it written with its words' texting spellings (at most
+    `MAX_SPELLED_FORMS` in all, the phrase as written first)."""
+    spellings = _spellings()
+    choices: list[tuple[str | int, ...]] = [
+        (item, *spellings.get(item, ())) if isinstance(item, str) else (item,)
+        for item in phrase.items
+    ]
+    forms = itertools.islice(itertools.product(*choices), MAX_SPELLED_FORMS)
+    return [Phrase(tuple(items), phrase.source) for items in forms]
 
 
 def _match_rest(
@@ -145,12 +180,15 @@ class PhraseIndex(Generic[T]):
         prefixes: set[str] = set()
         # The most tokens a match of any phrase covers (`longest_span`).
         self.longest_span = 0
-        for phrase, payload, entry_prefixes in entries:
-            self.longest_span = max(self.longest_span, phrase.longest_span)
-            second = phrase.items[1] if len(phrase.items) > 1 else None
-            self._by_first.setdefault(phrase.first, []).append(
-                _Entry(phrase, payload, entry_prefixes, second if isinstance(second, str) else None)
-            )
+        for written, payload, entry_prefixes in entries:
+            self.longest_span = max(self.longest_span, written.longest_span)
+            for phrase in spelled_forms(written):
+                second = phrase.items[1] if len(phrase.items) > 1 else None
+                self._by_first.setdefault(phrase.first, []).append(
+                    _Entry(
+                        phrase, payload, entry_prefixes, second if isinstance(second, str) else None
+                    )
+                )
             prefixes.update(entry_prefixes)
         self._prefixes = tuple(sorted(p for p in prefixes if p))
         # The letters a prefix starts with: most tokens start with none of them (every Latin word,
