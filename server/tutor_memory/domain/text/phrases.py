@@ -13,7 +13,8 @@ A phrase may not start or end with a wildcard.
 
 A phrase word also matches the short spellings students type for it (`texting_spellings` of the
 language files: "q" for "que", "xke" for "perché"): every phrase of an index is also indexed in
-its spelled forms, so matching costs no more than before.
+its spelled forms, so a token is still compared word for word; only a phrase whose later words
+have spellings is tried in a few more forms where its first word matches.
 """
 
 from __future__ import annotations
