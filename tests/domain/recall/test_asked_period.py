@@ -235,3 +235,42 @@ def test_the_other_day_is_a_recent_day_of_the_last_week(query: str) -> None:
 )
 def test_another_day_is_not_the_other_day(query: str) -> None:
     assert asked_window(query, NOW, ROME) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "last week in class we started Macbeth, what is it about?",
+        "la settimana scorsa in classe abbiamo iniziato Dante, di cosa parla?",
+        "la semaine dernière en cours on a commencé Candide, c'est quoi le message ?",
+        "letzte Woche haben wir im Unterricht mit Faust angefangen, worum geht es?",
+        "la semana pasada en clase empezamos el Quijote, de qué trata?",
+        "na semana passada na escola começámos Os Lusíadas, do que fala?",
+    ],
+)
+def test_a_period_of_the_students_school_is_not_asked_about(query: str) -> None:
+    # "we" is the class at school, not the sessions: the question is about the book.
+    assert asked(query) is None
+
+
+def test_a_period_that_only_frames_a_question_about_a_lesson_is_still_asked_about() -> None:
+    assert asked("Last Thursday in class, what did we go over?") is not None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "my final exam is in December, where should I start revising?",
+        "l'esame di stato è a dicembre, da dove comincio?",
+        "la prova é no dia 20 de dezembro, por onde começo?",
+    ],
+)
+def test_a_month_still_to_come_in_a_statement_is_no_period_of_the_record(query: str) -> None:
+    # Asked in November: December is the coming one, not last year's.
+    assert asked(query) is None
+
+
+def test_a_month_still_to_come_asked_about_in_the_past_is_last_years() -> None:
+    found = asked("what did we do in December?")
+    assert found is not None
+    assert "2025" in found

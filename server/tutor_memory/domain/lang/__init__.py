@@ -214,6 +214,10 @@ Teaching and questions (SPEC R4; `tutor_memory.domain.conceptmap.teaching`):
   follows X ("consider" … "as", "considera" … "come"). Any trigger pairs with any link of its file.
 - `teach_framings`: framing at the start of a note that is not its subject ("in our class", "qui",
   "في صفنا").
+- `school_words`: words that place a statement in the student's school rather than in the
+  sessions with the tutor ("in class", "teacher", "a scuola", "en cours", "im Unterricht", "في
+  المدرسة"): "last week in class we started Faust, what is it about?" names the school's week,
+  and the question is not about the record of that week (`tutor_memory.domain.recall.asked_period`).
 - `naming_verbs`: how a teacher introduces the class's own term ("we call", "chiamiamo", "نسمي");
   what follows is the subject.
 
@@ -297,6 +301,7 @@ _STRING_LIST_FIELDS = (
     "narration_markers",
     "marker_vetoes",
     "session_persons",
+    "school_words",
     "past_forms",
     "past_person_forms",
     "past_endings",
@@ -393,6 +398,7 @@ class LanguageData:
     narration_markers: tuple[str, ...]
     marker_vetoes: tuple[str, ...]
     session_persons: tuple[str, ...]
+    school_words: tuple[str, ...]
     past_forms: tuple[str, ...]
     past_person_forms: tuple[str, ...]
     past_endings: tuple[str, ...]

@@ -25,7 +25,11 @@ quoi aux quiz"). The clause that names the period decides first:
   day a block that says there is no record of today.
   A dated period is the record's even while it runs ("what is John doing as a volunteer in August
   2023?");
-- a statement ("I was off sick last week", "today I want to study photosynthesis"): if other
+- a statement that places itself in the student's school (`school_words`: "last week in class
+  we started Faust, what is it about?"), or that names a month or day still to come this year
+  without speaking of the past ("the national exam is in June, where do I start?", asked in
+  March: `timewindow`'s `coming`): the period is not the record's, and is not asked about;
+- another statement ("I was off sick last week", "today I want to study photosynthesis"): if other
   clauses ask, the period is asked about only when one of them holds a record phrase or speaks of
   the past ("last week's quiz - how did I do?"); a question in the present ("what is a prime
   number?") is about something else, even after a "we" ("we moved house last month", where "we"
@@ -191,6 +195,20 @@ def _only_the_period(clause: str) -> bool:
     return all(w in function_words or w.isdigit() or has_time_words(w) for w in words(clause))
 
 
+def _still_to_come(clause: str, window: TimeWindow, now_us: int, tz: str) -> bool:
+    """Whether the clause's month or day, read as last year's, is one still to come this year in
+    a clause that does not speak of the past ("the exam is in June", asked in March)."""
+    dated = any(w in MONTHS for w in window.expression.split())
+    return dated and parse_time_window(clause, now_us, tz, coming=True) is None
+
+
+def _at_school(clause: str) -> bool:
+    """Whether the clause places what it tells in the student's school (`school_words`)."""
+    index = _index("school_words")
+    tokens = tokenize(clause)
+    return any(longest_at(index, tokens, i) is not None for i in range(len(tokens)))
+
+
 def _a_plan_may_name(window: TimeWindow, now_us: int) -> bool:
     """Whether the period is still running and counted from now ("today", "this week"), as plans
     name theirs; a dated period ("in August 2023", "since March") is the record's even while it
@@ -206,7 +224,7 @@ def _a_plan_may_name(window: TimeWindow, now_us: int) -> bool:
     return not any(w in MONTHS or (w.isdigit() and len(w) == _YEAR_DIGITS) for w in named)
 
 
-def _asked(held: str, others: Sequence[str], window: TimeWindow, now_us: int) -> bool:
+def _asked(held: str, others: Sequence[str], window: TimeWindow, now_us: int, tz: str) -> bool:
     """Whether the clause `held`, which names `window`, asks about it, given the message's other
     clauses (see the module docstring)."""
     if trigger_matches(words(held)) or _only_the_period(held):
@@ -214,6 +232,8 @@ def _asked(held: str, others: Sequence[str], window: TimeWindow, now_us: int) ->
     plans_period = _a_plan_may_name(window, now_us)
     if asks(held):
         return not plans_period or speaks_of_past(held)
+    if not _is_a_frame(held) and (_at_school(held) or _still_to_come(held, window, now_us, tz)):
+        return False
     asking = [c for c in others if asks(c)]
     if asking:
         return any(_about_the_record(c) for c in asking)
@@ -229,7 +249,7 @@ def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
         return None
     parts = clauses(query)
     if len(parts) == 1:
-        return window if _asked(query, (), window, now_us) else None
+        return window if _asked(query, (), window, now_us, tz) else None
     past = functools.cache(functools.partial(speaks_of_past, query))
     upcoming = 0
     for n, clause in enumerate(parts):
@@ -256,7 +276,7 @@ def asked_window(query: str, now_us: int, tz: str) -> TimeWindow | None:
             if asked is not None:
                 return asked
         others = parts[:n] + parts[n + 1 :]
-        return window if _asked(clause, others, window, now_us) else None
+        return window if _asked(clause, others, window, now_us, tz) else None
     return None if upcoming else window
 
 
@@ -328,6 +348,6 @@ def _asked_by_a_later_question(
             continue
         found = parse_time_window(parts[k], now_us, tz, past=past)
         others = [*parts[:k], *parts[k + 1 :]]
-        if found is not None and _asked(parts[k], others, found, now_us):
+        if found is not None and _asked(parts[k], others, found, now_us, tz):
             return found
     return None

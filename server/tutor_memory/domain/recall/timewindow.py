@@ -21,9 +21,12 @@ exclusive end. The forms and what they mean:
 - "the weekend", "last weekend": the most recent Saturday and Sunday that have started.
 - A month without a year: the most recent such month that has started by `now`; with a year, that
   month. A day and a month ("on 3 March", "le 12 mars"): that day, last year's if it is still to
-  come. A bare year ("in 2025"): that year. A dated period older than `RECORD_HORIZON_YEARS` or
-  still to come is subject matter ("the Bastille fell in July 1789"), not the student's record:
-  no window.
+  come. A caller reading a statement may ask (`coming`) that a month or day still to come this
+  year be last year's only in a query that speaks of the past, as a bare weekday is: "the exam is
+  in June", asked in March, means the coming June; a query of nothing but the month ("and in
+  June?") keeps last year's. A bare year ("in 2025"): that year. A dated period older than
+  `RECORD_HORIZON_YEARS` or still to come is subject matter ("the Bastille fell in July 1789"),
+  not the student's record: no window.
 - "the start of the month / week / year", naming none: the current one so far (a day of it is
   no more precise than that).
 - "since X": from the start of X up to now ("since the start of the year": of the current one).
@@ -338,11 +341,15 @@ class _Reader:
     """One English reading, parsed from a position: each method returns the period found there
     and the position after it, or None."""
 
-    def __init__(self, tokens: Sequence[str], today: date, past: Callable[[], bool]) -> None:
+    def __init__(
+        self, tokens: Sequence[str], today: date, past: Callable[[], bool], *, coming: bool
+    ) -> None:
         self.t = tokens
         self.today = today
-        # Whether the query speaks of the past (asked only for a bare weekday: see named_day).
+        # Whether the query speaks of the past (asked only for a bare weekday, see named_day, and
+        # with `coming` for a month or day still to come this year, see dated).
         self.past = past
+        self.coming = coming
 
     def at(self, i: int) -> str:
         return self.t[i] if 0 <= i < len(self.t) else ""
@@ -363,7 +370,7 @@ class _Reader:
         day, month = self.day_at(i), self.month_at(i + 1)
         if day is not None and month is not None:
             year = self.year_at(i + 2)
-            return _day(day, month, year, self.today), i + (3 if year else 2)
+            return self._past_day(day, month, year), i + (3 if year else 2)
         month = self.month_at(i)
         if month is None:
             return None
@@ -371,8 +378,18 @@ class _Reader:
         year = self.year_at(j)
         if year is None and self.day_at(i + 1) is not None:
             year = self.year_at(i + 2)
-            return _day(int(self.at(i + 1)), month, year, self.today), i + (3 if year else 2)
+            return self._past_day(int(self.at(i + 1)), month, year), i + (3 if year else 2)
+        if year is None and self.coming and month > self.today.month and not self.past():
+            return None, i + 1  # still to come this year: the coming one ("the exam is in June")
         return _month(month, year, self.today), (j + 1 if year else i + 1)
+
+    def _past_day(self, day: int, month: int, year: int | None) -> _Period | None:
+        """A day and month; with `coming`, one still to come this year is last year's only in a
+        query that speaks of the past."""
+        to_come = (month, day) > (self.today.month, self.today.day)
+        if year is None and self.coming and to_come and not self.past():
+            return None
+        return _day(day, month, year, self.today)
 
     def anchored(self, j: int) -> bool:
         """Whether what follows an "ago" at j is a date ("two weeks before August 11"): then
@@ -692,13 +709,19 @@ class _Reader:
 
 
 def parse_time_window(
-    query: str, now_us: int, tz: str, *, past: Callable[[], bool] | None = None
+    query: str,
+    now_us: int,
+    tz: str,
+    *,
+    past: Callable[[], bool] | None = None,
+    coming: bool = False,
 ) -> TimeWindow | None:
     """The calendar period `query` names, in time zone `tz`, as a UTC window; None if it names none.
 
     `past` says whether the query speaks of the past (`tense.speaks_of_past`, asked only for a
     bare weekday); by default the query's own words decide, and a caller reading one clause of a
-    message passes the message's.
+    message passes the message's. With `coming`, a month or day still to come this year names no
+    period unless the query speaks of the past (see the module docstring).
 
     Raises ValueError if `tz` is not a known IANA time zone.
     """
@@ -708,7 +731,7 @@ def parse_time_window(
         if past is None:
             past = functools.cache(functools.partial(speaks_of_past, query))
         for reading in english_readings(query):
-            found = _Reader(reading, today, past).first()
+            found = _Reader(reading, today, past, coming=coming).first()
             if found is not None:
                 period, start, end = found
                 return _window(period, " ".join(reading[start:end]), now_us, today, zone)
