@@ -210,3 +210,19 @@ def test_a_question_word_left_at_the_end_asks_about_the_period(query: str) -> No
 
 def test_a_statement_about_a_period_without_a_question_word_asks_nothing() -> None:
     assert not is_record_question("la semaine dernière on a révisé les fractions")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "am I improving at long division or not",
+        "sto migliorando con i logaritmi?",
+        "estoy mejorando en química o sigo igual",
+        "je progresse en anglais ou pas ?",
+        "werde ich besser in Mathe?",
+        "tou a evoluir em física?",
+        "انا ماشي كويس في الفيزيا؟",
+    ],
+)
+def test_whether_the_student_is_improving_at_a_subject_is_a_record_question(query: str) -> None:
+    assert is_record_question(query)

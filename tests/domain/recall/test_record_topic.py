@@ -277,3 +277,19 @@ def test_a_lead_in_a_time_or_the_form_of_the_answer_is_no_topic(
 ) -> None:
     assert is_record_question(query)
     assert record_topic(query) == topic
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("am I improving at long division or not", "long division"),
+        ("sto migliorando con i logaritmi?", "logaritmi"),
+        ("je progresse en anglais ou pas ?", "anglais"),
+    ],
+)
+def test_the_topic_of_a_question_about_progress_is_the_subject(query: str, topic: str) -> None:
+    assert record_topic(query) == topic
+
+
+def test_or_nah_is_no_topic() -> None:
+    assert record_topic("am I improving or nah") is None
