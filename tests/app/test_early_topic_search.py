@@ -1,5 +1,5 @@
-"""A question the labelled examples may make a record question about a topic ("have I improved on
-respiration since we started?") has its topic's words searched while the model embeds it, beside
+"""A question the labelled examples may make a record question about a topic ("how far did I get
+with respiration?") has its topic's words searched while the model embeds it, beside
 the question as asked, when the model is expected to run for longer than such a search: then
 nothing is left to search after the wait. Otherwise the topic is searched after the decision.
 Either way the block is the same."""
@@ -23,7 +23,7 @@ from tutor_memory.domain.recall.block import Block, BlockRequest, Mode
 from tutor_memory.domain.recall.record_intent import open_to_examples
 from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
 
-QUERY = "Have I improved on respiration since we started?"
+QUERY = "How far did I get with respiration?"
 EPISODES = 600
 # What the builder expects one call of the model to take, in the two cases: far longer than any
 # search here, and nothing (the model expected done before a search ends).
