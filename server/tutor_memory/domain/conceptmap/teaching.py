@@ -306,16 +306,14 @@ def _after_an_opened_cue(reading: _Sentence, clause: int) -> int | None:
     return None
 
 
-def _tail_start(reading: _Sentence) -> int | None:
-    """Where a keep tail starts ("…, keep that in mind"), or None. Inside a sentence it must
-    follow clause punctuation, and words may follow it ("…, keep that in mind whenever we do
-    maths", "…, use that pls"); alone at the start of a sentence it must be the whole sentence
-    (it then keeps the sentence before)."""
+def _tail_start(reading: _Sentence, clauses: Sequence[int]) -> int | None:
+    """Where a keep tail starts ("…, keep that in mind"), or None, given where the sentence's
+    clauses start (`_clause_starts`). Inside a sentence it must start a clause, and words may
+    follow it ("…, keep that in mind whenever we do maths", "…, use that pls"); alone at the
+    start of a sentence it must be the whole sentence (it then keeps the sentence before)."""
     tokens = reading.tokens
     tails = _index("keep_tails")
-    for start in range(len(tokens)):
-        if start and not clause_break_before(reading.text, tokens, start):
-            continue
+    for start in clauses:
         tail = longest_at(tails, tokens, start)
         if tail is not None and (start > 0 or tail.end == len(tokens)):
             return start
@@ -364,7 +362,8 @@ def detect_teaching(text: str, budget: WorkBudget | None = None) -> Teaching | N
             previous = None
             continue
         reading = _Sentence(sentence, tokens)
-        for clause in _clause_starts(sentence, tokens):
+        clauses = _clause_starts(sentence, tokens)
+        for clause in clauses:
             pos = reading.skip_lead_ins(clause)
             trigger = longest_at(_index("teach_triggers"), tokens, pos)
             if trigger is not None:
@@ -384,7 +383,7 @@ def detect_teaching(text: str, budget: WorkBudget | None = None) -> Teaching | N
                 note = _note(sentence, tokens, after) if topic else ""
                 if note and topic:
                     return Teaching(note, topic)
-        tail = _tail_start(reading)
+        tail = _tail_start(reading, clauses)
         if tail is not None:
             taught = _kept_before(reading, tail) if tail else None
             if taught is None and tail == 0 and previous is not None:

@@ -204,9 +204,7 @@ def _still_to_come(clause: str, window: TimeWindow, now_us: int, tz: str) -> boo
 
 def _at_school(clause: str) -> bool:
     """Whether the clause places what it tells in the student's school (`school_words`)."""
-    index = _index("school_words")
-    tokens = tokenize(clause)
-    return any(longest_at(index, tokens, i) is not None for i in range(len(tokens)))
+    return next(_index("school_words").find_all(words(clause)), None) is not None
 
 
 def _a_plan_may_name(window: TimeWindow, now_us: int) -> bool:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.conceptmap.teaching import is_question
+from tutor_memory.domain.text import spans
 from tutor_memory.domain.text.phrases import Match, Phrase, PhraseIndex, compile_phrase
 from tutor_memory.domain.text.words import clitics, words
 
@@ -104,11 +105,8 @@ def one_word_question_words() -> frozenset[str]:
 
 
 @functools.cache
-def _final_questions() -> PhraseIndex[None]:
-    entries = []
-    for data in lang.all_languages():
-        entries += [(compile_phrase(w), None, ()) for w in data.final_question_words]
-    return PhraseIndex(entries)
+def _final_questions() -> PhraseIndex[spans.Phrase]:
+    return spans.build_index("final_question_words")
 
 
 def ends_with_question_word(tokens: list[str]) -> bool:
