@@ -13,10 +13,13 @@ Data directories come from bench/_fill.py (LoCoMo turns, random unit vectors). E
   appends leave the filled directory as it was), CALLERS threads calling back
   to back for MINUTES minutes, each call on a random chain, 60% AppendEpisode and 40% BuildBlock;
   RSS sampled every SAMPLE_SECONDS. Flat means the RSS after the first two minutes stays within a
-  band, without a trend (the slope of a least-squares line is reported).
+  band, without a trend (the slope of a least-squares line is reported); a run longer than ten
+  minutes is also reported ten minutes at a time, to tell a rise that goes on from bounded caches
+  still filling.
 
-Run from the repository root: `.venv/bin/python -m bench.bench_memory` (TM_MEMORY_MINUTES
-shortens the mixed run for a trial). Writes bench/results/memory.json and bench/results/memory.md.
+Run from the repository root: `.venv/bin/python -m bench.bench_memory` (TM_MEMORY_MINUTES sets
+the mixed run's length: shorter for a trial, 30 for the windowed run). Writes
+bench/results/memory.json and bench/results/memory.md.
 `.venv/bin/python -m bench.bench_memory mixed` runs the mixed run alone, into memory_mixed.*.
 """
 
@@ -57,6 +60,9 @@ CALLERS = 16
 SAMPLE_SECONDS = 10.0
 # Samples before this are the warm-up (the budget filling up), left out of the flatness figures.
 WARM_UP_SECONDS = 120.0
+# A run longer than this is also read window by window (the first from the warm-up's end), so
+# that a longer run shows whether the rise of its first minutes goes on or stops.
+WINDOW_SECONDS = 600.0
 LOADERS = 8
 # The parts of the mixed run's memory the server samples (bench/_allocator_probe.py), in MiB.
 ALLOCATOR_FIELDS = (
@@ -95,6 +101,34 @@ def _slope(points: list[tuple[float, float]]) -> float:
         return 0.0
     xs = np.asarray([t for t, _ in points]) / 60
     return round(float(np.polyfit(xs, np.asarray([v for _, v in points]), 1)[0]), 2)
+
+
+def _windows(
+    samples: list[tuple[float, float]], allocators: list[dict[str, Any]], seconds: float
+) -> list[dict[str, Any]]:
+    """RSS (its band and slope) and the slope of each allocator part in each WINDOW_SECONDS of
+    the run after the warm-up: [WARM_UP_SECONDS, WINDOW_SECONDS), then every WINDOW_SECONDS."""
+    edges = [WARM_UP_SECONDS, *np.arange(WINDOW_SECONDS, seconds, WINDOW_SECONDS).tolist()]
+    out = []
+    for start, end in zip(edges, [*edges[1:], seconds], strict=True):
+        rss = [(t, v) for t, v in samples if start <= t < end]
+        parts = [a for a in allocators if start <= a["s"] < end]
+        if len(rss) < 2:
+            continue
+        out.append(
+            {
+                "from_s": start,
+                "to_s": round(end, 1),
+                "rss_min_mib": min(v for _, v in rss),
+                "rss_max_mib": max(v for _, v in rss),
+                "rss_slope_mib_per_min": _slope(rss),
+                "allocator_slopes_mib_per_min": {
+                    field: _slope([(a["s"], a[field]) for a in parts if field in a])
+                    for field in ALLOCATOR_FIELDS
+                },
+            }
+        )
+    return out
 
 
 def one_chain() -> dict[str, Any]:
@@ -243,6 +277,7 @@ def mixed_run() -> dict[str, Any]:
             field: _slope([(a["s"], a[field]) for a in steady_allocators if field in a])
             for field in ALLOCATOR_FIELDS
         },
+        "windows": _windows(samples, allocators, seconds),
     }
 
 
@@ -295,6 +330,22 @@ def _mixed_lines(mixed: dict[str, Any]) -> list[str]:
         "|---|---|",
     ]
     lines += [f"| {t} | {rss} |" for t, rss in mixed["samples"]]
+    if len(mixed["windows"]) > 1:
+        lines += [
+            "",
+            f"Window by window ({WINDOW_SECONDS / 60:.0f} minutes each after the warm-up; "
+            "slopes in MiB a minute):",
+            "",
+            "| minutes | RSS MiB | RSS slope | " + " | ".join(ALLOCATOR_FIELDS[2:]) + " |",
+            "|---" * (len(ALLOCATOR_FIELDS) + 1) + "|",
+        ]
+        lines += [
+            f"| {w['from_s'] / 60:g}-{w['to_s'] / 60:g} | {w['rss_min_mib']}-{w['rss_max_mib']} | "
+            f"{w['rss_slope_mib_per_min']} | "
+            + " | ".join(str(w["allocator_slopes_mib_per_min"][f]) for f in ALLOCATOR_FIELDS[2:])
+            + " |"
+            for w in mixed["windows"]
+        ]
     slopes = mixed["allocator_steady_slopes_mib_per_min"]
     lines += [
         "",
