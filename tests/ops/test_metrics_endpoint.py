@@ -17,6 +17,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.helpers.course import COURSE, STUDENT, SUBJECT
 from tests.helpers.harness import A, question, write_tokens_file
 from tests.helpers.server_process import ServerProcess
+from tutor_memory.app.shown_rows import SHOWN_ROWS_KEPT
+from tutor_memory.domain.recall.block_text import DATES_KEPT
 from tutor_memory_client import ingest_messages
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
@@ -136,6 +138,11 @@ def test_a_scrape_of_a_live_server_shows_the_counters_move(tmp_path: Path) -> No
     assert second[("tutor_memory_cache_bytes", (("cache", "maps"),))] > 512 * 4
     assert ("tutor_memory_cache_bytes", (("cache", "beliefs"),)) in second
     assert ("tutor_memory_cache_bytes", (("cache", "check_groups"),)) in second
+    # The rows the blocks showed, and their dates, kept across chains up to a fixed number.
+    for cache, limit in (("shown_rows", SHOWN_ROWS_KEPT), ("dates", DATES_KEPT)):
+        entries = ("tutor_memory_cache_entries", (("cache", cache),))
+        assert 0 < first[entries] <= second[entries]
+        assert second[("tutor_memory_cache_entries_limit", (("cache", cache),))] == limit
     assert second[("tutor_memory_tenant_episodes", (("tenant", "tenant-a"),))] >= 40
     # Imports of 20 items never start the import process (app/import_facts.py).
     assert second[("tutor_memory_import_processes", ())] == 0

@@ -6,7 +6,8 @@ status, a cache's name, a tenant (only where quotas and stored episodes are per 
 come from the tokens file, so there are as many as the operator configured).
 
 Hooks for parts that report their own numbers: `watch_cache` (a cache's chains, bytes and
-evictions, read at each scrape), `watch_embedding_backlog` (episodes waiting to be embedded),
+evictions, read at each scrape), `watch_entries` (a cache of a fixed number of entries: held and
+bound), `watch_embedding_backlog` (episodes waiting to be embedded),
 `watch_import_processes` (processes deriving imports' recall facts) and `watch_writes_waiting`
 (single writes waiting for the writer thread).
 """
@@ -46,11 +47,23 @@ class CacheReport:
 CacheSource = Callable[[], CacheReport]
 
 
+@dataclass(frozen=True, slots=True)
+class EntriesReport:
+    """What a cache bounded by its number of entries (not per chain) holds now, and its bound."""
+
+    entries: int
+    limit: int
+
+
+EntriesSource = Callable[[], EntriesReport]
+
+
 class _Watched(Collector):
     """Reads the watched caches, the backlog and the per-tenant counts at each scrape."""
 
     def __init__(self) -> None:
         self.caches: dict[str, CacheSource] = {}
+        self.entries: dict[str, EntriesSource] = {}
         self.backlog: Callable[[], int] | None = None
         self.writes_waiting: Callable[[], int] | None = None
         self.import_processes: Callable[[], int] | None = None
@@ -59,7 +72,7 @@ class _Watched(Collector):
 
     def collect(self) -> Iterator[Metric]:
         with self._lock:
-            caches = dict(self.caches)
+            caches, entries = dict(self.caches), dict(self.entries)
             backlog, tenants = self.backlog, self.tenant_episodes
             writes_waiting, import_processes = self.writes_waiting, self.import_processes
         chains = GaugeMetricFamily(
@@ -82,6 +95,22 @@ class _Watched(Collector):
                 held.add_metric([name], report.bytes)
             evictions.add_metric([name], report.evictions)
         yield from (chains, held, evictions)
+        if entries:
+            held_entries = GaugeMetricFamily(
+                f"{PREFIX}_cache_entries",
+                "Entries a cache of a fixed number of entries holds (not counted per chain)",
+                labels=["cache"],
+            )
+            limits = GaugeMetricFamily(
+                f"{PREFIX}_cache_entries_limit",
+                "The most entries such a cache holds",
+                labels=["cache"],
+            )
+            for name, entries_source in sorted(entries.items()):
+                now = entries_source()
+                held_entries.add_metric([name], now.entries)
+                limits.add_metric([name], now.limit)
+            yield from (held_entries, limits)
         if backlog is not None:
             yield GaugeMetricFamily(
                 f"{PREFIX}_embedding_backlog",
@@ -182,6 +211,10 @@ class Metrics:
     def watch_cache(self, name: str, source: CacheSource) -> None:
         """Reports `source()` at each scrape as cache `name` (chains, bytes, evictions)."""
         self._watched.caches[name] = source
+
+    def watch_entries(self, name: str, source: EntriesSource) -> None:
+        """Reports `source()` at each scrape as cache `name` (entries held, and its bound)."""
+        self._watched.entries[name] = source
 
     def watch_embedding_backlog(self, source: Callable[[], int]) -> None:
         """Reports `source()` at each scrape as the embedding backlog."""

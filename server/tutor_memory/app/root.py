@@ -28,16 +28,18 @@ from tutor_memory.app.import_facts import ImportFacts
 from tutor_memory.app.ingest import BatchIngest
 from tutor_memory.app.ledger import Ledger
 from tutor_memory.app.maps import MapCache
-from tutor_memory.app.metrics import CacheReport, Metrics
+from tutor_memory.app.metrics import CacheReport, EntriesReport, Metrics
 from tutor_memory.app.nightly import NightlyCycle
 from tutor_memory.app.quotas import Quotas
 from tutor_memory.app.reports import Reporter
 from tutor_memory.app.resident import ResidentChains
+from tutor_memory.app.shown_rows import ShownRows
 from tutor_memory.app.sync import ChainSync
 from tutor_memory.app.teaching import Teacher
 from tutor_memory.app.telemetry import Telemetry
 from tutor_memory.app.views import CachedSources
 from tutor_memory.domain.recall.block_ids import BlockIds
+from tutor_memory.domain.recall.block_text import DATES_KEPT, format_date
 from tutor_memory.domain.recall.facts import FACTS_VERSION
 from tutor_memory.domain.recall.timewords import warm_up as warm_up_time_words
 from tutor_memory.domain.records import BeliefRow
@@ -279,6 +281,7 @@ def build_services(
     quotas = quotas or Quotas()
     ledger.on_commit(quotas.count_inserted)
     _watch(telemetry.metrics, vectors, tables, resident, maps, current_beliefs, passages, quotas)
+    _watch_entries(telemetry.metrics, builder.shown_rows)
     groups = beliefs.check_groups
     telemetry.metrics.watch_cache(
         "check_groups", lambda: CacheReport(len(groups), groups.weight, groups.evictions)
@@ -348,6 +351,16 @@ def _watch(
     ):
         metrics.watch_cache(name, _lru_report(cache))
     metrics.watch_tenant_episodes(quotas.episode_counts)
+
+
+def _watch_entries(metrics: Metrics, shown_rows: ShownRows) -> None:
+    """The caches of a fixed number of entries that blocks fill across all chains
+    (tutor_memory_cache_entries): the rows they showed and those rows' dates. Outside the memory
+    budget, they fill as blocks show new turns until their bound."""
+    metrics.watch_entries("shown_rows", lambda: EntriesReport(len(shown_rows), shown_rows.limit))
+    metrics.watch_entries(
+        "dates", lambda: EntriesReport(format_date.cache_info().currsize, DATES_KEPT)
+    )
 
 
 def _lru_report(cache: ChainCache[Any]) -> Callable[[], CacheReport]:

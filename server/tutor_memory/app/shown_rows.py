@@ -33,6 +33,8 @@ class ShownRows:
 
     def __init__(self, episodes: EpisodeReads, size: int = SHOWN_ROWS_KEPT) -> None:
         self._episodes = episodes
+        # The most rows kept.
+        self.limit = size
         self._kept: LruCache[tuple[ChainKey, int], MemoryRow] = LruCache(size)
         # Bumped by every `forget`: a read begun before it keeps nothing.
         self._generation = 0
