@@ -129,6 +129,33 @@ async def test_empty_month_says_there_is_no_record(harness: Harness) -> None:
     assert "FEBRUARY" in got.text.upper()
 
 
+async def test_before_christmas_keeps_the_record_up_to_christmas_day(harness: Harness) -> None:
+    # NOW is 20 November 2026: the last Christmas is 2025's.
+    before = episode("How do I balance a redox equation?", ts(2025, 12, 10), key="b")
+    after = episode("How do I balance a redox equation in base?", ts(2026, 1, 15), key="a")
+    reply = await harness.ingest([before, after, *noise(30, ts(2026, 9, 1))])
+    before_id, after_id = reply.items[0].episode_id, reply.items[1].episode_id
+    got = await block(harness, "What did we cover before Christmas?")
+    assert "Christmas 2025" in got.time_window.label
+    shown = {m.episode_id for m in got.memories}
+    assert before_id in shown
+    assert after_id not in shown
+    assert not got.no_record
+
+
+async def test_an_empty_summer_says_there_is_no_record_but_a_question_about_seasons_is_no_period(
+    harness: Harness,
+) -> None:
+    await harness.ingest(noise(30, ts(2026, 9, 1)))
+    got = await block(harness, "cosa abbiamo fatto durante le vacanze estive?")
+    assert got.no_record
+    assert "SUMMER 2026" in got.text.upper()
+    plain = await block(harness, "Why is it hotter in summer than in winter?")
+    assert not plain.no_record
+    assert not plain.time_window.label
+    assert len(plain.memories) > 0
+
+
 async def test_a_term_question_keeps_the_last_six_months_and_says_how_it_read_them(
     harness: Harness,
 ) -> None:

@@ -79,7 +79,9 @@ def test_the_tiny_run_reports_the_memory_text_share_and_an_ablation_row_per_leve
     result: dict[str, Any] = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
     share = result["splits"]["other"]["memory_text_share"]["1500"]
     assert share["blocks"] == 4
-    assert share["block_tokens"] == 4 * result["latency"]["1500"]["mean_tokens_used"]
+    # The mean is reported to one decimal.
+    mean = result["latency"]["1500"]["mean_tokens_used"]
+    assert abs(share["block_tokens"] / 4 - mean) <= 0.05 + 1e-9
     assert 0 < share["memory_text_tokens"] < share["block_tokens"]
     assert share["pooled_share"] == round(share["memory_text_tokens"] / share["block_tokens"], 4)
     assert "memory text" in (tmp_path / "run.md").read_text(encoding="utf-8")

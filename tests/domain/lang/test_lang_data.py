@@ -10,6 +10,7 @@ import pytest
 
 from tutor_memory.domain import lang
 from tutor_memory.domain.lang import LANGUAGES, LanguageData
+from tutor_memory.domain.recall.calendar_names import NAMED
 from tutor_memory.domain.recall.timewords import SCHOOL_TERM, SCHOOL_YEAR, WEEKDAYS
 from tutor_memory.domain.text.normalise import normalise
 from tutor_memory.domain.text.phrases import compile_phrase
@@ -138,6 +139,8 @@ def test_time_glosses_are_english_words_of_the_period_grammar() -> None:
     grammar |= {"day", "week", "month", "year"} | set(WEEKDAYS)
     # The school term and year; English "term" only in "start term" (see timewords.SCHOOL_TERM).
     grammar |= {SCHOOL_TERM, SCHOOL_YEAR, "term"}
+    # Seasons and feasts (calendar_names).
+    grammar |= NAMED
     for data in lang.all_languages():
         for source, english in data.time_glosses.items():
             for word in english.split():

@@ -34,7 +34,12 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   date library (dateparser) leaves untranslated: "since", "between", "last" after its noun
   ("settimana scorsa", "الأسبوع الماضي"), numerals it lacks ("tre", "dos"), "the week before last"
   ("vorletzte": "ago last"), "weekend", the words for a school term or year ("quadrimestre":
-  "schoolterm", "anno scolastico": "schoolyear"). The English words are those of
+  "schoolterm", "anno scolastico": "schoolyear"), and the names of seasons and feasts as students
+  name their holidays ("vacanze di Natale": "calendarchristmas", "Osterferien": "calendareaster",
+  "l'estate scorsa": "last calendarsummer", "رمضان": "calendarramadan"; the reading words are
+  `tutor_memory.domain.recall.calendar_names.NAMED`). A name that is also an ordinary word is
+  glossed only in the phrases where it is the season (French "l'été", "cet été", never "été",
+  which is also a participle; English "last spring", "spring break", never "spring"). The English words are those of
   `tutor_memory.domain.recall.timewindow`'s grammar (see `tutor_memory.domain.recall.timewords`).
 - `ago_prepositions`: words that, right before a number of days, weeks, months or years, count
   them back from now, as "ago" does after them (spoken Arabic من: "من يومين", two days ago; "من
@@ -101,8 +106,9 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
 - `past_ending_vetoes`: words right after which a word that ends like a past is an adjective or a
   present passive, not a past: English copulas and intensifiers ("I'm *worried*", "so
   *stressed*", "what is *covered*", "it's *based* on").
-- `past_connectives`: phrases built on a past form that are connectives, not pasts ("visto che",
-  "vu que", "visto que": given that); the past forms inside them are none.
+- `past_connectives`: phrases built on a past form that are no pasts: connectives ("visto che",
+  "vu que", "visto que": given that) and presents of the same spelling (French "il fait froid",
+  "on fait"); the past forms inside them are none.
 - `possession_forms`: past forms that, right after a perfect auxiliary and before a noun phrase
   (an article, a number, a person's word), are a present of having: English "got" ("I've got a
   test on Friday", against "what have I got wrong?").

@@ -39,6 +39,17 @@ quoi aux quiz"). The clause that names the period decides first:
   period when the period is dated or over or the statement speaks of the past ("today we did
   fractions"), not when it is a plan ("anota aí que eu vou fazer o ENEM esse ano").
 
+A month named alone ("in January"), a season or a feast ("in winter", "before Christmas") names
+one of every year. In a clause of the present it is the student's only when the clause asks for
+nothing else ("tell me about January", "and at Christmas?", "show me my marks since Easter") or,
+while it runs, has the student in it ("what are we working on in November?"): "why is it cold in
+January?" and "what do bears do in winter?" name no period of the record. In the past a month is
+the record's as before, while a season or a feast is told of the past by history and by other
+people as often as by the student: it is theirs only with them, their class or their record in
+the clause ("what did we do over the summer", "my scores since Easter", not "how did the soldiers
+survive the winter" or "what did Joanna photograph last summer"). A statement of nothing but a
+period still to come ("my Easter holidays are from 30 March to 10 April") is a plan.
+
 A bare weekday ("on Monday") is the record's only in a past (`timewindow`). In a clause with a
 verb, a person or any word of its own, that is the clause's own tense: "I have a test on Monday,
 what did we do on fractions?" names the next Monday, an exam still to come, not the last one the
@@ -59,10 +70,16 @@ import re
 from collections.abc import Callable, Sequence
 
 from tutor_memory.domain import lang
-from tutor_memory.domain.recall.asking import asks, one_word_question_words, trigger_matches
-from tutor_memory.domain.recall.tense import speaks_of_past
+from tutor_memory.domain.recall.asking import (
+    asks,
+    one_word_question_words,
+    request_matches,
+    trigger_matches,
+)
+from tutor_memory.domain.recall.calendar_names import NAMED
+from tutor_memory.domain.recall.tense import past_with_a_person, speaks_of_past
 from tutor_memory.domain.recall.timewindow import TimeWindow, parse_time_window
-from tutor_memory.domain.recall.timewords import MONTHS, has_time_words
+from tutor_memory.domain.recall.timewords import MONTHS, UNITS, WEEKDAYS, has_time_words
 from tutor_memory.domain.text.phrases import PhraseIndex
 from tutor_memory.domain.text.sentences import CLOSING_MARKS, SENTENCE_END_MARKS
 from tutor_memory.domain.text.spans import (
@@ -78,7 +95,8 @@ from tutor_memory.domain.text.words import stop_words, words
 
 # Digits of a year written after a comma ("November 11, 2023").
 _YEAR_DIGITS = 4
-# A hyphen standing alone between words is a dash ("last week's quiz - how did I do?").
+# A hyphen standing alone between words, a space beside it, is a dash ("last week's quiz - how did
+# I do?").
 _DASH = "-"
 # Marks that open a question or an exclamation in Spanish: they belong to the clause after them.
 _OPENING_MARKS = "\u00bf\u00a1"
@@ -87,6 +105,11 @@ _OPENING_MARKS = "\u00bf\u00a1"
 _CLAUSE_END = re.compile(f"\\s*[{re.escape(SENTENCE_END_MARKS + CLOSING_MARKS)}]+")
 # How the English reading opens a span counted back from now ("last 3 day", "since monday").
 _COUNTED_BACK = frozenset({"last", "since"})
+# The English reading's words that tie a month, a season or a feast to one year of the student's
+# ("last summer", "this Easter").
+_QUALIFIERS = frozenset({"last", "past", "this"})
+# The English reading's words for a span counted from a date ("week beforedate calendarchristmas").
+_SPANS = frozenset({*UNITS, *WEEKDAYS, "weekend"})
 # How many questions after a statement that names a period are read for a period of their own.
 _LATER_QUESTIONS = 3
 # How many clauses naming a day still to come are passed over in search of the period a message
@@ -123,7 +146,11 @@ def _function_words() -> frozenset[str]:
 def _breaks_before(text: str, tokens: Sequence[Token], i: int) -> bool:
     """Whether punctuation between token i - 1 and token i ends a clause."""
     gap = between(text, tokens, i)
-    if any(c in SENTENCE_END_MARKS or c == "\n" for c in gap) or gap.strip() == _DASH:
+    # A hyphen inside a word joins it ("físico-química", "week-end"); with a space beside it, it is
+    # a dash.
+    if any(c in SENTENCE_END_MARKS or c == "\n" for c in gap) or (
+        gap.strip() == _DASH and gap != _DASH
+    ):
         return True
     if not any(c in CLAUSE_MARKS for c in gap):
         return False
@@ -196,9 +223,10 @@ def _only_the_period(clause: str) -> bool:
 
 
 def _still_to_come(clause: str, window: TimeWindow, now_us: int, tz: str) -> bool:
-    """Whether the clause's month or day, read as last year's, is one still to come this year in
-    a clause that does not speak of the past ("the exam is in June", asked in March)."""
-    dated = any(w in MONTHS for w in window.expression.split())
+    """Whether the clause's month, day, season or feast, read as last year's, is one still to
+    come this year in a clause that does not speak of the past ("the exam is in June", "my Easter
+    holidays start on Friday", asked in March)."""
+    dated = any(w in MONTHS or w in NAMED for w in window.expression.split())
     return dated and parse_time_window(clause, now_us, tz, coming=True) is None
 
 
@@ -222,11 +250,75 @@ def _a_plan_may_name(window: TimeWindow, now_us: int) -> bool:
     return not any(w in MONTHS or (w.isdigit() and len(w) == _YEAR_DIGITS) for w in named)
 
 
+def _recurring_name(window: TimeWindow) -> str | None:
+    """ "named" when the period was read from a season's or a feast's name (`calendar_names`:
+    "in summer", "before Christmas", "last summer", "Easter 2025"), and "month" when from a
+    month's name that nothing ties to the student's calendar (no year, no day, no "last" or
+    "this": "in January"), or from a span counted from a season or a feast ("the week before
+    Christmas"); else None."""
+    read = window.expression.split()
+    if NAMED.intersection(read):
+        return "month" if _SPANS.intersection(read) else "named"
+    if any(w.isdigit() or w in _QUALIFIERS for w in read):
+        return None
+    return "month" if len(read) == 1 and read[0] in MONTHS else None
+
+
+def _only_asks_for_the_period(clause: str) -> bool:
+    """Whether the clause holds nothing but the period, function words, question words, asking
+    verbs and the student's or their record's words ("tell me about January", "what about
+    Christmas?", "show me my marks since All Saints")."""
+    said = words(clause)
+    allowed = {w for m in request_matches(said) for w in said[m.start : m.end]}
+    for field in ("own_words", "record_words"):
+        allowed |= {w for m in _index(field).find_all(said) for w in said[m.start : m.end]}
+    common = _function_words() | one_word_question_words()
+    return all(w in common or w in allowed or w.isdigit() or has_time_words(w) for w in said)
+
+
+# The language fields whose words put the student, their class or their record in a clause
+# ("I", "we", "my", "in class", "mistakes", "marks"), besides a past with a person
+# (`_names_the_sessions`).
+_STUDENT_FIELDS = ("pronouns", "own_words", "school_words", "record_words")
+
+
+def _of_the_student(clause: str) -> bool:
+    """Whether the clause speaks of the student, their class or their record."""
+    said = words(clause)
+    return past_with_a_person(clause) or any(
+        next(_index(field).find_all(said), None) is not None for field in _STUDENT_FIELDS
+    )
+
+
+def _names_the_sessions(held: str, recurring: str, *, running: bool) -> bool:
+    """Whether a clause that names a month alone, or a season or a feast (`_recurring_name`),
+    names the student's: a clause of the present about something else names one of every year
+    ("why is it cold in January?", "what do bears do in winter?"), and a season or a feast is told
+    of the past by history and by other people as often as by the student, so it is the
+    student's only with them, their class or their record in it ("what did we do over the
+    summer", "my marks since Easter", "what did the class do before carnival", not "how did the
+    pilgrims survive the winter" or "what did Joanna photograph last summer")."""
+    if not speaks_of_past(held):
+        # Under way, one is the student's too when they are in the question ("what are we
+        # working on in November?", asked in November).
+        return _only_asks_for_the_period(held) or (running and _of_the_student(held))
+    return recurring == "month" or _of_the_student(held)
+
+
 def _asked(held: str, others: Sequence[str], window: TimeWindow, now_us: int, tz: str) -> bool:
     """Whether the clause `held`, which names `window`, asks about it, given the message's other
     clauses (see the module docstring)."""
-    if trigger_matches(words(held)) or _only_the_period(held):
+    if trigger_matches(words(held)):
         return True
+    # A statement of nothing but a period still to come ("my Easter holidays are from 27 March
+    # to 6 April", asked in March) tells a plan.
+    telling = not asks(held) and not _is_a_frame(held)
+    if _only_the_period(held) and not (telling and _still_to_come(held, window, now_us, tz)):
+        return True
+    recurring = _recurring_name(window)
+    running = window.start_us <= now_us < window.end_us
+    if recurring is not None and not _names_the_sessions(held, recurring, running=running):
+        return False
     plans_period = _a_plan_may_name(window, now_us)
     if asks(held):
         return not plans_period or speaks_of_past(held)

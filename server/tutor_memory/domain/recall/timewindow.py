@@ -42,6 +42,9 @@ exclusive end. The forms and what they mean:
   February). "before 3 May", "after 3 May" name no span: from `RECORD_HORIZON_YEARS` back up to
   the date, or from the date up to now; "until 3 May", "until March": up to the end of that day
   or month.
+- A season or a feast ("over the summer", "before Christmas", "since Easter", "l'estate scorsa",
+  "in den Osterferien", "في رمضان"): the days `calendar_names` gives it, in the student's
+  hemisphere; counted from, a feast is its own day ("before Easter" reaches Easter Sunday).
 - The current school term or school year ("since the start of term", "this semester", "da
   inizio quadrimestre", "depuis la rentrée", "seit Beginn des Schuljahres", "من أول الترم"): the
   last TERM_MONTHS or SCHOOL_YEAR_MONTHS up to now, since the student's school calendar is
@@ -60,6 +63,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from tutor_memory.domain.clock import time_zone
+from tutor_memory.domain.recall.calendar_names import NAMED, occurrence, southern
 from tutor_memory.domain.recall.tense import speaks_of_past
 from tutor_memory.domain.recall.timewords import (
     AFTER,
@@ -132,6 +136,8 @@ class _Period:
     show_days: bool = False  # the label lists its first and last day
     # Counted back from today up to now ("this term"): "since" it names the same days.
     running: bool = False
+    # Counted from, inside either way as a day is (a half term's band: `calendar_names`).
+    inclusive: bool = False
 
 
 def _midnight_us(day: date, zone: ZoneInfo) -> int:
@@ -262,7 +268,7 @@ class _Span:
 def _counted_from(anchor: _Period, span: _Span, side: str, today: date) -> _Period | None:
     """The period `span` names on `side` of `anchor` (BEFORE, AFTER or UNTIL: see the module
     docstring)."""
-    a_day = anchor.after - anchor.first == timedelta(days=1)
+    a_day = anchor.after - anchor.first == timedelta(days=1) or anchor.inclusive
     unit = span.unit
     before = side != AFTER
     if before:
@@ -305,6 +311,11 @@ def _counted_from(anchor: _Period, span: _Span, side: str, today: date) -> _Peri
     return _Period(first, after, label, show_days=True)
 
 
+def _ahead_this_year(word: str, today: date, south: bool) -> bool:
+    """Whether this year's occurrence of the season or feast `word` is still to come."""
+    return occurrence(word, date(today.year, 12, 31), south=south, year=today.year) is not None
+
+
 def _recorded(first: date, today: date) -> bool:
     return today.year - RECORD_HORIZON_YEARS <= first.year and first <= today
 
@@ -342,10 +353,18 @@ class _Reader:
     and the position after it, or None."""
 
     def __init__(
-        self, tokens: Sequence[str], today: date, past: Callable[[], bool], *, coming: bool
+        self,
+        tokens: Sequence[str],
+        today: date,
+        past: Callable[[], bool],
+        *,
+        coming: bool,
+        south: Callable[[], bool] = lambda: False,
     ) -> None:
         self.t = tokens
         self.today = today
+        # Whether the student's time zone lies south of the equator (asked only for a season).
+        self.south = south
         # Whether the query speaks of the past (asked only for a bare weekday, see named_day, and
         # with `coming` for a month or day still to come this year, see dated).
         self.past = past
@@ -513,6 +532,42 @@ class _Reader:
             n, j = more, j + 1
         return (_Span(self.at(j), n), j + 1) if self.at(j) in UNITS else None
 
+    def named(self, i: int, *, anchor: bool = False) -> tuple[_Period | None, int] | None:
+        """A season or a feast (`calendar_names`): "[last|this] <name> [last|this] [of] [year]".
+        As the `anchor` of a before, after or until word, a feast is its own day ("before
+        Easter" reaches Easter Sunday) and a season its span."""
+        which = "last" if self.at(i) in _LAST else "this" if self.at(i) == _THIS else None
+        j = i + (which is not None)
+        word = self.at(j)
+        if word not in NAMED:
+            return None
+        end = j + 1
+        if which is None and (self.at(end) in _LAST or self.at(end) == _THIS):
+            which = "last" if self.at(end) in _LAST else "this"  # "l'estate scorsa"
+            end += 1
+        k = end + (self.at(end) in ("of", "year"))
+        year = self.year_at(k)
+        if year is not None:
+            end = k + 1
+        south = self.south()
+        if which is None and year is None and self.coming and not self.past():
+            # Still to come this year, in a clause that does not speak of the past: the coming
+            # one ("my Easter holidays start on Friday", asked in March), as a month is.
+            coming = occurrence(word, self.today, south=south, year=self.today.year)
+            if coming is None and _ahead_this_year(word, self.today, south):
+                return None, end
+        found = occurrence(word, self.today, south=south, which=which, year=year)
+        if found is None and which == "this" and self.past():
+            # "this summer" in a question of the past, asked before this year's: the last one.
+            found = occurrence(word, self.today, south=south)
+        if found is None or not _recorded(found.first, self.today):
+            return None, end
+        if anchor and found.day is not None:
+            return _Period(found.day, found.day + timedelta(days=1), found.label), end
+        return _Period(
+            found.first, found.after, found.label, show_days=True, inclusive=found.inclusive
+        ), end
+
     def counted_from_date(self, i: int) -> tuple[_Period | None, int] | None:
         """A period counted from a date ("week beforedate 3 may", "afterdate march 2023",
         "untildate march")."""
@@ -520,7 +575,8 @@ class _Reader:
         if found is None or self.at(found[1]) not in (BEFORE, AFTER, UNTIL):
             return None
         span, j = found
-        dated = self.dated(self._skip_words(j + 1))
+        k = self._skip_words(j + 1)
+        dated = self.dated(k) or self.named(k, anchor=True)
         if dated is None:
             return None
         anchor, end = dated
@@ -535,7 +591,7 @@ class _Reader:
         return self.current_unit(i) if self.at(i) == START else None
 
     def simple(self, i: int) -> tuple[_Period | None, int] | None:
-        for read in (self.relative, self.named_day, self.dated, self.start_of):
+        for read in (self.named, self.relative, self.named_day, self.dated, self.start_of):
             found = read(i)
             if found is not None:
                 return found
@@ -594,6 +650,8 @@ class _Reader:
         BETWEEN_GAP other words (articles the library leaves: "tra *il* 3 e *il* 10 maggio")."""
         for k in range(j, min(j + BETWEEN_GAP + 1, len(self.t))):
             if _number(self.at(k)) is not None or self.month_at(k) is not None:
+                return k
+            if self.at(k) in NAMED or (self.at(k) in _LAST and self.at(k + 1) in NAMED):
                 return k
         return j
 
@@ -730,8 +788,9 @@ def parse_time_window(
         today = (_EPOCH + timedelta(microseconds=now_us)).astimezone(zone).date()
         if past is None:
             past = functools.cache(functools.partial(speaks_of_past, query))
+        south = functools.cache(functools.partial(southern, zone.key))
         for reading in english_readings(query):
-            found = _Reader(reading, today, past, coming=coming).first()
+            found = _Reader(reading, today, past, coming=coming, south=south).first()
             if found is not None:
                 period, start, end = found
                 return _window(period, " ".join(reading[start:end]), now_us, today, zone)

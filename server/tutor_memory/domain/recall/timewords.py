@@ -8,8 +8,10 @@ Which library does what:
   "march"). Only its translation step is used: its date *search* answers instants ("last week" =
   now minus seven days), never periods, and reads "we" as Wednesday and "may" as May.
 - Our language files add what the library lacks (`time_glosses`: "since", "between", "last" after
-  a weekday, numerals such as Italian "tre", "the week before last" words; month names such as the
-  Levantine Arabic ones; `ago_prepositions`: spoken Arabic "من يومين", two days ago, read so only
+  a weekday, numerals such as Italian "tre", "the week before last" words; the names of seasons
+  and feasts, "vacanze di Natale", "Osterferien", "رمضان", written as their reading before the
+  library translates a word of them, `calendar_names`; month names such as the Levantine Arabic
+  ones; `ago_prepositions`: spoken Arabic "من يومين", two days ago, read so only
   in a text that speaks of the past; `ago_postpositions`: "two weeks back") and what it gets wrong
   (`ambiguous_months`, `time_false_friends`: "may I ask", "Julio César", "hoy en día").
 - `tutor_memory.domain.recall.timewindow` turns the English reading into a calendar period.
@@ -31,6 +33,7 @@ from dateparser.conf import Settings
 from dateparser.languages.loader import default_loader
 
 from tutor_memory.domain import lang
+from tutor_memory.domain.recall.calendar_names import NAMED
 from tutor_memory.domain.recall.tense import speaks_of_past
 from tutor_memory.domain.text.phrases import PhraseIndex, compile_phrase
 from tutor_memory.domain.text.words import clitics, stop_words, words
@@ -104,6 +107,9 @@ class _Language:
     # always masked; a weekday counts when written in full.
     weekday_abbreviations: frozenset[str]
     glosses: PhraseIndex[tuple[str, ...]]
+    # The glosses that name a season or a feast (`calendar_names`), read before the library
+    # translates the text (see `_masked`), with their reading as written.
+    named: PhraseIndex[str]
     glued: tuple[str, ...]
     # Words that count a number of units back from now when they come before it
     # (`ago_prepositions`), and after it (`ago_postpositions`).
@@ -189,8 +195,11 @@ def _vocabulary() -> _Vocabulary:
                  else glued)
                 for n in names
             ]  # fmt: skip
+        named: list[tuple[Any, str, tuple[str, ...]]] = []
         for source, english in data.time_glosses.items():
             glosses.append((compile_phrase(source), tuple(english.split()), glued))
+            if NAMED.intersection(english.split()):
+                named.append((compile_phrase(source), english, glued))
         # A word for "the start of" names no period without a unit, and a unit opens the slow
         # path by itself: alone, the word stays on the fast path ("how do I start this?"), also
         # where a longer gloss holds it ("start of term").
@@ -201,12 +210,14 @@ def _vocabulary() -> _Vocabulary:
             for w in p.items
             if isinstance(w, str)
         }
+        # A function word inside a phrase ("todos *los* santos", "*les* fêtes") opens the slow
+        # path only with the phrase's other words, which do so themselves.
         own = {
             w
             for p, english, _ in glosses
             if english != (START,)
             for w in p.items
-            if isinstance(w, str) and w not in starts
+            if isinstance(w, str) and w not in starts and (len(p.items) == 1 or w not in common)
         }
         # A month or weekday abbreviation that is a function word somewhere ("we", "mar") never
         # opens the slow path alone; unit and relative words do, even when they are ("hier" is
@@ -223,6 +234,7 @@ def _vocabulary() -> _Vocabulary:
                 frozenset(dated - full),
                 frozenset(_names(info, WEEKDAYS) - full - full_months),
                 PhraseIndex(glosses),
+                PhraseIndex(named),
                 glued,
                 frozenset(w for p in data.ago_prepositions for w in words(p)),
                 frozenset(w for p in data.ago_postpositions for w in words(p)),
@@ -432,11 +444,29 @@ def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
             i + 1 < len(joins) and joins[i + 1] is not None
         )
 
+    # A season or a feast ("vacances de Noël", "Weihnachtsferien", "رمضان") is written as its
+    # reading before the library translates the text, which would otherwise translate a word of
+    # it first ("semana santa": "week santa"); a date for the before, after and until words, and
+    # a name a year may follow ("Natale 2024", "the winter of 2024").
+    named: list[str | None] = [None] * len(tokens)
+    named_end = [False] * len(tokens)
+    covered = 0
+    for found in language.named.find_all(tokens):
+        if found.start < covered or any(masked[found.start : found.end]):
+            continue
+        longest = max(language.named.matches_at(tokens, found.start), key=lambda m: m.end - m.start)
+        named[longest.start : longest.end] = [
+            longest.payload,
+            *[""] * (longest.end - longest.start - 1),
+        ]
+        named_end[longest.end - 1] = True
+        covered = longest.end
+
     def date_at(j: int) -> bool:
         """Whether a date starts at j, perhaps behind an article: a month name, or a day number
         or ordinal with its month after it ("3 May", "the 3rd of May", "3 de mayo")."""
         j += token_at(j) in vocab.articles
-        if token_at(j) in vocab.month_names:
+        if token_at(j) in vocab.month_names or (0 <= j < len(named) and named[j]):
             return True
         if not (_DAY_NUMBER.fullmatch(token_at(j)) or _ORDINAL.fullmatch(token_at(j))):
             return False
@@ -468,6 +498,8 @@ def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
             any(tuple(tokens[max(0, i - len(p)) : i]) == p for p in vocab.context)
             or before in vocab.year_words
             or before in vocab.month_names
+            or (i > 0 and named_end[i - 1])
+            or (i > 1 and named_end[i - 2] and (before,) in vocab.links)
             # "October 13, 2023"
             or (bool(_DAY_NUMBER.fullmatch(before)) and token_at(i - 2) in vocab.month_names)
             or (
@@ -512,11 +544,14 @@ def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
         bool(_ENGLISH_ORDINAL.fullmatch(t)) and token_at(i - 1) in ("the", "on")
         for i, t in enumerate(tokens)
     ]
-    if not any(masked) and not any(ordinal) and not any(joins):
+    if not any(masked) and not any(ordinal) and not any(joins) and not any(named_end):
         return raw
     out, at = [], 0
-    for (a, b), hide, nth, join in zip(spans, masked, ordinal, joins, strict=True):
-        if join is not None:
+    for (a, b), hide, nth, join, name in zip(spans, masked, ordinal, joins, named, strict=True):
+        if name is not None:
+            out += [raw[at:a], name]
+            at = b
+        elif join is not None:
             out += [raw[at:a], join]
             at = b
         elif hide:
