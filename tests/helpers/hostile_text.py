@@ -66,6 +66,8 @@ ALTERNATION_UNITS = (
     "I have a test on Monday, ",
     "haben wir gemacht ",
     "\u0648\u0641\u064a ",
+    "before christmas we, ",
+    "in den Osterferien ",
 )
 
 

@@ -293,3 +293,14 @@ def test_the_topic_of_a_question_about_progress_is_the_subject(query: str, topic
 
 def test_or_nah_is_no_topic() -> None:
     assert record_topic("am I improving or nah") is None
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("en plan, ¿las derivadas ya las vimos?", "derivadas"),
+        ("en plan, ¿qué errores tuve con los logaritmos?", "logaritmos"),
+    ],
+)
+def test_spanish_spoken_fillers_are_no_topic(query: str, topic: str) -> None:
+    assert record_topic(query) == topic

@@ -39,8 +39,9 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   "l'estate scorsa": "last calendarsummer", "رمضان": "calendarramadan"; the reading words are
   `tutor_memory.domain.recall.calendar_names.NAMED`). A name that is also an ordinary word is
   glossed only in the phrases where it is the season (French "l'été", "cet été", never "été",
-  which is also a participle; English "last spring", "spring break", never "spring"). The English words are those of
-  `tutor_memory.domain.recall.timewindow`'s grammar (see `tutor_memory.domain.recall.timewords`).
+  which is also a participle; English "last spring", "spring break", never "spring"). The
+  English words are those of `tutor_memory.domain.recall.timewindow`'s grammar (see
+  `tutor_memory.domain.recall.timewords`).
 - `ago_prepositions`: words that, right before a number of days, weeks, months or years, count
   them back from now, as "ago" does after them (spoken Arabic من: "من يومين", two days ago; "من
   تلات أيام", three days ago; spoken French "ya deux semaines"; Portuguese "faz duas semanas",

@@ -267,7 +267,7 @@ def _recurring_name(window: TimeWindow) -> str | None:
 def _only_asks_for_the_period(clause: str) -> bool:
     """Whether the clause holds nothing but the period, function words, question words, asking
     verbs and the student's or their record's words ("tell me about January", "what about
-    Christmas?", "show me my marks since All Saints")."""
+    Christmas?", "show me my marks since Easter")."""
     said = words(clause)
     allowed = {w for m in request_matches(said) for w in said[m.start : m.end]}
     for field in ("own_words", "record_words"):
