@@ -159,3 +159,30 @@ def test_a_connective_made_of_a_past_form_is_no_past(sentence: str) -> None:
 def test_the_past_form_of_a_connective_is_still_a_past_elsewhere() -> None:
     assert speaks_of_past("cosa abbiamo visto giovedì?")
     assert speaks_of_past("on a vu quoi jeudi ?")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["ايه اللي ذاكرناه في رمضان", "شو اللي درسناه الأسبوع الماضي", "هو احنا راجعناها امبارح؟"],
+)
+def test_an_arabic_past_of_we_with_its_object_glued_is_a_past_with_a_person(sentence: str) -> None:
+    assert speaks_of_past(sentence)
+    assert past_with_a_person(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["ايه معناه ده؟", "الكلمة دي معناها ايه؟", "عيناه زرقاوان"])
+def test_arabic_nouns_that_end_like_one_are_no_past(sentence: str) -> None:
+    assert not speaks_of_past(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["pourquoi il fait plus froid en hiver ?", "qu'est-ce qu'on fait aujourd'hui ?"],
+)
+def test_french_presents_spelled_as_a_past_participle_are_no_past(sentence: str) -> None:
+    assert not speaks_of_past(sentence)
+
+
+def test_holiday_names_that_end_like_a_past_are_no_past() -> None:
+    assert not speaks_of_past("was feiert man an Pfingsten?")
+    assert not speaks_of_past("as minhas ferias da pascoa sao em abril")
