@@ -5,9 +5,9 @@ the feasts whose holidays interrupt school ("before Christmas", "over the summer
 Each language file glosses its names for them (`time_glosses`: "natale", "vacances de Noël",
 "Osterferien", "رمضان") to one reading word of `NAMED` (`tutor_memory.domain.recall.timewords`);
 this module gives each one its days. Dates come from libraries made for them: Easter (and the
-feasts counted from it) from `dateutil.easter`, Ramadan and the two Eids from the Umm al-Qura
-calendar (`hijridate`), the hemisphere of the student's time zone from the time zone database's own
-coordinates (`tzdata`'s zone1970.tab).
+feasts counted from it, Orthodox Easter's among them) from `dateutil.easter`, Ramadan, the two Eids
+and the Mawlid from the Umm al-Qura calendar (`hijridate`), the hemisphere of the student's time
+zone from the time zone database's own coordinates (`tzdata`'s zone1970.tab).
 
 What each name spans. A school's holidays differ by country, region and year, so each span is one
 that holds every common one, as the current school term is read (`timewindow.TERM_MONTHS`): time is
@@ -32,9 +32,10 @@ a filter, and a window narrower than the student's would hide what they asked ab
 Which year's. Alone ("over the summer", "at Christmas"), the most recent one that has begun by
 today; "last" names the most recent one whose day has passed (a feast) or that has ended (a season,
 Ramadan): "last summer", asked in July, is the year before; "this" names the one under way, or
-else this calendar year's if it has begun; with a year, that year's (a season from December: the
-one whose January is in it; Ramadan and the Eids: the one that begins in it). One still to come
-names no period of the record.
+else this calendar year's if it has begun (the period reading takes the last one instead when
+neither has and the question speaks of the past); with a year, that year's (a season from
+December: the one whose January is in it; Ramadan and the Eids: the one that begins in it). One
+still to come names no period of the record.
 
 Counted from a feast, its day counts rather than its span: "before Easter" reaches Easter Sunday,
 "after Christmas" starts on Christmas Day, so that a lesson just before or after the feast is
