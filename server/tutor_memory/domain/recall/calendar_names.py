@@ -230,12 +230,12 @@ _EASTER_FEASTS = {
 _GREGORIAN_FEASTS: dict[str, Callable[[int], Occurrence]] = {
     "christmas": _christmas,
     "newyear": _new_year,
+    "epiphany": _epiphany,
     "allsaints": _all_saints,
     "thanksgiving": _thanksgiving,
+    "shamennessim": _sham_el_nessim,
     **_EASTER_FEASTS,
 }
-_GREGORIAN_FEASTS["epiphany"] = _epiphany
-_GREGORIAN_FEASTS["shamennessim"] = _sham_el_nessim
 # Names with several occurrences a year.
 _GREGORIAN_SEVERAL: dict[str, Callable[[int], tuple[Occurrence, ...]]] = {
     "halfterm": _half_terms,
