@@ -161,6 +161,11 @@ def test_a_season_or_feast_of_the_students_own_is_asked_about(query: str) -> Non
         "how did the soldiers survive the winter?",
         "what did the pilgrims eat in winter?",
         "what did Joanna photograph near Fort Wayne last summer?",
+        # A season or a feast the message is about.
+        "what did we cover about the Christmas truce?",
+        "cosa abbiamo detto sulla Primavera di Botticelli?",
+        "qu'est-ce qu'on a vu sur le Printemps arabe ?",
+        "ماذا درسنا عن الربيع العربي؟",
         # A holiday of the student's life beside another question, and holidays still to come.
         "over the summer i went to spain, what is a verb?",
         "after christmas i have exams, can you help with algebra",

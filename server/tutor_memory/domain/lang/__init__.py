@@ -119,6 +119,10 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   few words of it and before any article, or anywhere after it for a shape with a prefix (German
   puts it at the end of the clause): alone, the shape is too common a word's ("université",
   "Übungen", "compiti", "significato", "resultado").
+- `about_prepositions`: phrases that make what follows the subject of the message ("about",
+  "sulla", "sur le", "über", "عن"): a season or a feast named right after one (an article may
+  come between) is a topic, not a period ("what did we say about the Christmas truce?", "sur le
+  Printemps arabe", "عن الربيع العربي").
 - `time_false_friends`: phrases in which a time word means something else ("hoy en día",
   "nowadays"; "Julio César"; Arabic "في اليوم", "per day"); a time expression overlapping one is
   ignored.
@@ -319,6 +323,7 @@ _STRING_LIST_FIELDS = (
     "past_connectives",
     "possession_forms",
     "participle_shapes",
+    "about_prepositions",
     "time_false_friends",
     "ordinal_weekdays",
     "weekday_suffixes",
@@ -416,6 +421,7 @@ class LanguageData:
     past_connectives: tuple[str, ...]
     possession_forms: tuple[str, ...]
     participle_shapes: tuple[str, ...]
+    about_prepositions: tuple[str, ...]
     time_false_friends: tuple[str, ...]
     ordinal_weekdays: tuple[str, ...]
     weekday_suffixes: tuple[str, ...]

@@ -110,6 +110,9 @@ class _Language:
     # The glosses that name a season or a feast (`calendar_names`), read before the library
     # translates the text (see `_masked`), with their reading as written.
     named: PhraseIndex[str]
+    # Phrases after which a season or a feast is the message's subject (`about_prepositions`),
+    # as tuples of normalised words.
+    about: frozenset[tuple[str, ...]]
     glued: tuple[str, ...]
     # Words that count a number of units back from now when they come before it
     # (`ago_prepositions`), and after it (`ago_postpositions`).
@@ -235,6 +238,7 @@ def _vocabulary() -> _Vocabulary:
                 frozenset(_names(info, WEEKDAYS) - full - full_months),
                 PhraseIndex(glosses),
                 PhraseIndex(named),
+                frozenset(tuple(words(p)) for p in data.about_prepositions),
                 glued,
                 frozenset(w for p in data.ago_prepositions for w in words(p)),
                 frozenset(w for p in data.ago_postpositions for w in words(p)),
@@ -448,6 +452,13 @@ def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
     # reading before the library translates the text, which would otherwise translate a word of
     # it first ("semana santa": "week santa"); a date for the before, after and until words, and
     # a name a year may follow ("Natale 2024", "the winter of 2024").
+    def about_before(i: int) -> bool:
+        """Whether an about-preposition ends right before i, or before an article there."""
+        ends = (i, i - 1) if token_at(i - 1) in vocab.articles else (i,)
+        return any(
+            tuple(tokens[max(0, end - len(p)) : end]) == p for end in ends for p in language.about
+        )
+
     named: list[str | None] = [None] * len(tokens)
     named_end = [False] * len(tokens)
     covered = 0
@@ -455,6 +466,12 @@ def _masked(raw: str, language: _Language, cased: str | None = None) -> str:
         if found.start < covered or any(masked[found.start : found.end]):
             continue
         longest = max(language.named.matches_at(tokens, found.start), key=lambda m: m.end - m.start)
+        if about_before(found.start):
+            # The subject of the message ("about the Christmas truce"): masked, so that neither
+            # the library nor a gloss reads it.
+            masked[longest.start : longest.end] = [True] * (longest.end - longest.start)
+            covered = longest.end
+            continue
         named[longest.start : longest.end] = [
             longest.payload,
             *[""] * (longest.end - longest.start - 1),
