@@ -133,6 +133,7 @@ def _asked(query: str, tz: str = ROME) -> bool:
     "query",
     [
         "what did we do over the summer?",
+        "was haben wir über die Pfingstferien gemacht?",
         "remind me what we covered before easter",
         "what did I get wrong before christmas",
         "have my scores gone up since the summer holidays?",

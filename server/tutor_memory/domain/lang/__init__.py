@@ -120,9 +120,10 @@ Code never holds a word of any language; it reads these files. Each `<code>.json
   puts it at the end of the clause): alone, the shape is too common a word's ("université",
   "Übungen", "compiti", "significato", "resultado").
 - `about_prepositions`: phrases that make what follows the subject of the message ("about",
-  "sulla", "sur le", "über", "عن"): a season or a feast named right after one (an article may
+  "sulla", "sur le", "zum Thema", "عن"): a season or a feast named right after one (an article may
   come between) is a topic, not a period ("what did we say about the Christmas truce?", "sur le
-  Printemps arabe", "عن الربيع العربي").
+  Printemps arabe", "عن الربيع العربي"). Not German "über", which is as often "over" a period
+  ("über die Pfingstferien").
 - `time_false_friends`: phrases in which a time word means something else ("hoy en día",
   "nowadays"; "Julio César"; Arabic "في اليوم", "per day"); a time expression overlapping one is
   ignored.
