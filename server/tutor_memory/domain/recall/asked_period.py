@@ -312,8 +312,9 @@ def _asked(held: str, others: Sequence[str], window: TimeWindow, now_us: int, tz
         return True
     # A statement of nothing but a period still to come ("my Easter holidays are from 27 March
     # to 6 April", asked in March) tells a plan.
-    telling = not asks(held) and not _is_a_frame(held)
-    if _only_the_period(held) and not (telling and _still_to_come(held, window, now_us, tz)):
+    if _only_the_period(held) and (
+        asks(held) or _is_a_frame(held) or not _still_to_come(held, window, now_us, tz)
+    ):
         return True
     recurring = _recurring_name(window)
     running = window.start_us <= now_us < window.end_us
