@@ -30,6 +30,8 @@ MEASURING_SETS = (
     SET_DIR / "second-held-out",
     SET_DIR / "fourth-dev",
     SET_DIR / "fourth-held-out",
+    SET_DIR / "sixth-dev",
+    SET_DIR / "sixth-held-out",
 )
 
 
