@@ -233,6 +233,36 @@ async def test_a_student_message_that_teaches_writes_a_taught_episode(harness: H
     assert taught[0].text == said
 
 
+async def test_standing_requests_are_taught_notes_on_one_concept_of_how_the_student_learns(
+    harness: Harness,
+) -> None:
+    await give_course(harness)
+    for said in (
+        "please always put the units next to every number",
+        "I learn best when you start from an example",
+    ):
+        await harness.append(
+            pb.NewEpisode(
+                student_id=STUDENT,
+                subject_id=SUBJECT,
+                kind=pb.EPISODE_KIND_QUESTION,
+                summary=said,
+                text=said,
+            )
+        )
+    taught = [e for e in await harness.list_all() if e.kind == pb.EPISODE_KIND_TAUGHT]
+    assert [list(e.concepts) for e in taught] == [["how I learn best"], ["how I learn best"]]
+    node = by_key(await get_map(harness))[canonical_key("how I learn best")]
+    assert node.band == pb.READINESS_BAND_TAUGHT
+    assert len(node.taught) == 2
+    # A concept taught in so many words comes early in the teaching order, so the map shows the
+    # requests beside whatever the student asks.
+    map_section = (await block(harness, "what is osmosis?")).sections[0]
+    line = map_section.lines[list(map_section.concepts).index(node.name)]
+    assert "always put the units next to every number" in line
+    assert "I learn best when you start from an example" in line
+
+
 async def test_the_same_bytes_again_are_a_no_op_and_new_bytes_a_new_version(
     harness: Harness,
 ) -> None:

@@ -429,3 +429,91 @@ def test_a_forgotten_mention_or_a_context_label_teaches_what_follows(text: str, 
 )
 def test_a_forgotten_mention_in_ones_work_or_a_pasted_brief_teaches_nothing(text: str) -> None:
     assert detect_teaching(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "note", "topic"),
+    [
+        (
+            "please always write the units next to every number",
+            "always write the units next to every number",
+            "how I learn best",
+        ),
+        (
+            "never show me the full solution first pls",
+            "never show me the full solution first pls",
+            "how I learn best",
+        ),
+        (
+            "per favore ogni volta scrivi i passaggi uno per uno",
+            "ogni volta scrivi i passaggi uno per uno",
+            "come imparo meglio",
+        ),
+        (
+            "necesito que uses siempre ejemplos de fútbol",
+            "necesito que uses siempre ejemplos de fútbol",
+            "cómo aprendo mejor",
+        ),
+        (
+            "s'il te plaît, mets toujours les formules en gras",
+            "mets toujours les formules en gras",
+            "comment j'apprends le mieux",
+        ),
+        (
+            "schreib bitte jedes Mal die Einheit dazu",
+            "schreib bitte jedes Mal die Einheit dazu",
+            "wie ich am besten lerne",
+        ),
+        (
+            "por favor, usa sempre frases curtas comigo",
+            "usa sempre frases curtas comigo",
+            "como aprendo melhor",
+        ),
+        ("من فضلك اكتب الخطوات كل مرة", "اكتب الخطوات كل مرة", "كيف أتعلم بشكل أفضل"),
+    ],
+)
+def test_a_standing_request_teaches_how_the_student_wants_to_be_taught(
+    text: str, note: str, topic: str
+) -> None:
+    assert detect_teaching(text) == Teaching(note, topic)
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("I learn best when you draw a diagram first", "how I learn best"),
+        ("io capisco meglio quando mi fai un esempio pratico", "come imparo meglio"),
+        ("entiendo mejor si me lo explicas con dibujos", "cómo aprendo mejor"),
+        ("ça m'aide quand tu résumes à la fin", "comment j'apprends le mieux"),
+        ("ich verstehe es besser, wenn du langsam erklärst", "wie ich am besten lerne"),
+        ("eu entendo melhor quando você usa exemplos do dia a dia", "como aprendo melhor"),
+    ],
+)
+def test_how_the_student_learns_best_teaches_as_a_standing_request(text: str, topic: str) -> None:
+    taught = detect_teaching(text)
+    assert taught == Teaching(text, topic)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The student's own habit, with a request for help beside it.
+        "I always forget the quadratic formula please help",
+        "I never get these right, please explain again",
+        "io sbaglio sempre i segni, per favore aiutami",
+        # A standing word without a request, or a request without a standing word.
+        "the teacher always gives us too much homework",
+        "water always boils at the same temperature at sea level",
+        "please explain how photosynthesis works",
+        "per favore spiegami le frazioni",
+        # Questions never teach (R4.3).
+        "can you please always use metric units?",
+        "¿puedes explicarme siempre con ejemplos, por favor?",
+        # The two words in different clauses.
+        "please help, the exercises are always too long",
+    ],
+)
+def test_a_standing_word_or_a_request_alone_or_the_students_own_habit_teaches_nothing(
+    text: str,
+) -> None:
+    assert detect_teaching(text) is None

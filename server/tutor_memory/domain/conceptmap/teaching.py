@@ -30,6 +30,18 @@ nothing):
   presente", "merk dir das"), which words may follow ("…, keep that in mind whenever we do maths"):
   the note is what comes before it; a sentence that is only the tail keeps the sentence before it.
 
+A standing request teaches too: how the student wants to be taught from now on is the first thing
+a tutor must keep. Two shapes, each a request to the tutor, not a fact about the world:
+- a clause with a word that makes it hold from now on and one that makes it a request, in either
+  order (`standing_words` and `request_words`: "pls always use British spelling with me", "quiero
+  que me corrijas las faltas siempre"), unless the clause opens with the student as its subject
+  ("I always mix them up, pls help" keeps nothing);
+- a statement, opening its clause, of how the student learns best (`preference_cues`: "I
+  understand better when you give examples first", "capisco meglio quando").
+Its topic is not read from its words, whose first content word is mostly a verb ("use", "give"):
+every standing request is a note on one concept, the language file's `standing_topic` ("how I
+learn best"), where the block finds them together.
+
 Questions never teach, whatever they contain (R4.3): a sentence with a question mark ("?", "¿",
 "؟") or that opens with a question word or an inverted verb (`question_openers`: "do you remember
 that …", "¿recuerdas que …?", "هل تذكر أن") is a question. The rule is applied per sentence: in
@@ -54,10 +66,11 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tutor_memory.domain import lang
 from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.conceptmap.language import guess_language
 from tutor_memory.domain.conceptmap.nounphrase import noun_phrase
-from tutor_memory.domain.text.phrases import PhraseIndex
+from tutor_memory.domain.text.phrases import Match, PhraseIndex
 from tutor_memory.domain.text.sentences import (
     QUESTION_MARKS,
     TERMINAL_PUNCTUATION,
@@ -331,6 +344,78 @@ def _kept_before(reading: _Sentence, limit: int) -> Teaching | None:
     return Teaching(note, topic) if note and topic else None
 
 
+@functools.cache
+def _languages_of_phrase(field_name: str) -> dict[str, tuple[str, ...]]:
+    """The language files each phrase of `field_name` comes from, in `lang.LANGUAGES` order."""
+    found: dict[str, list[str]] = {}
+    for data in lang.all_languages():
+        for source in getattr(data, field_name):
+            found.setdefault(source, []).append(data.code)
+    return {source: tuple(codes) for source, codes in found.items()}
+
+
+def _only_a_request(reading: _Sentence, clause: int, end: int) -> Match[Phrase] | None:
+    """The request of tokens[clause:end] when it holds nothing but lead-ins and requests
+    ("please,", "s'il te plaît,"): the request is then the next clause's."""
+    tokens, found, pos = reading.tokens, None, clause
+    while pos < end:
+        request = longest_at(_index("request_words"), tokens, pos)
+        step = request or longest_at(_index("lead_ins"), tokens, pos)
+        if step is None:
+            return None
+        found, pos = request or found, step.end
+    return found
+
+
+def _standing_request(
+    reading: _Sentence, clause: int, end: int, asked: Match[Phrase] | None
+) -> Teaching | None:
+    """The teaching of tokens[clause:end] (one clause) when it is a standing request (see the
+    module docstring), `asked` the request of a clause before it that held nothing else: the
+    note from the clause's first word on, on the concept that gathers how the student wants to be
+    taught (`standing_topic`, in the sentence's language, else in the request's)."""
+    tokens = reading.tokens
+    start = reading.skip_lead_ins(clause)
+    if start >= end:
+        return None
+    found = longest_at(_index("preference_cues"), tokens, start)
+    subject = longest_at(_index("own_words"), tokens, start)
+    if found is None and subject is not None:
+        # The subject pronoun that most of the languages may leave out ("(io) capisco meglio").
+        found = longest_at(_index("preference_cues"), tokens, subject.end)
+    field_name = "preference_cues"
+    standing = None
+    if found is None:
+        field_name = "request_words"
+        if subject is not None and longest_at(_index(field_name), tokens, start) is None:
+            # The student's own habit ("I always mix them up"), whatever request follows it.
+            return None
+        found = asked
+        for pos in range(clause, end):
+            standing = standing or longest_at(_index("standing_words"), tokens, pos)
+            found = found or longest_at(_index(field_name), tokens, pos)
+            if standing is not None and found is not None:
+                break
+        if standing is None:
+            return None
+    if found is None:
+        return None
+    # The note keeps a standing word that leads in ("always", "siempre": lead-ins of their files),
+    # without which "please always put the units" would keep "put the units".
+    lasting = next(
+        (p for p in range(clause, start) if longest_at(_index("standing_words"), tokens, p)),
+        start,
+    )
+    note = _note(reading.text, tokens, lasting)
+    code = reading.language
+    if code is None:
+        # The first language both phrases are of ("por favor" and "sempre": Portuguese).
+        codes = _languages_of_phrase(field_name)[found.payload.source]
+        also = _languages_of_phrase("standing_words")[standing.payload.source] if standing else ()
+        code = next((c for c in codes if c in also), codes[0])
+    return Teaching(note, lang.load(code).standing_topic) if note else None
+
+
 def _note(sentence: str, tokens: Sequence[Token], start: int) -> str:
     if start >= len(tokens):
         return ""
@@ -363,7 +448,9 @@ def detect_teaching(text: str, budget: WorkBudget | None = None) -> Teaching | N
             continue
         reading = _Sentence(sentence, tokens)
         clauses = _clause_starts(sentence, tokens)
-        for clause in clauses:
+        asked = None
+        for number, clause in enumerate(clauses):
+            clause_end = clauses[number + 1] if number + 1 < len(clauses) else len(tokens)
             pos = reading.skip_lead_ins(clause)
             trigger = longest_at(_index("teach_triggers"), tokens, pos)
             if trigger is not None:
@@ -383,6 +470,11 @@ def detect_teaching(text: str, budget: WorkBudget | None = None) -> Teaching | N
                 note = _note(sentence, tokens, after) if topic else ""
                 if note and topic:
                     return Teaching(note, topic)
+                continue
+            taught = _standing_request(reading, clause, clause_end, asked)
+            if taught is not None:
+                return taught
+            asked = _only_a_request(reading, clause, clause_end)
         tail = _tail_start(reading, clauses)
         if tail is not None:
             taught = _kept_before(reading, tail) if tail else None

@@ -212,6 +212,17 @@ Teaching and questions (SPEC R4; `tutor_memory.domain.conceptmap.teaching`):
   them ("…, keep that in mind", "…, use that", "tienilo presente", "merk dir das", "خذ هذا بعين
   الاعتبار"), whatever follows them ("…, keep that in mind whenever we do maths"); alone in their
   sentence, they ask to keep the sentence before.
+- `standing_words`, `request_words`: a standing request, both in one clause of a statement: a word
+  that makes it hold from now on ("always", "every time", "sempre", "siempre", "immer", "دايما")
+  and a word that makes it a request to the tutor ("please", "I want you to", "per favore",
+  "quiero que", "bitte", "من فضلك"): "pls always use British spelling with me". Either alone is
+  too common ("I always mix them up"; "please explain osmosis").
+- `preference_cues`: phrases that open a statement of how the student learns best ("I understand
+  better when", "capisco meglio quando", "ich lerne besser, wenn", "بفهم احسن لما"): a standing
+  request in the form of a fact about the student.
+- `standing_topic`: the concept a standing request is a note on, in the language's words ("how I
+  learn best", "come imparo meglio"): one node gathers how the student wants to be taught, where
+  the request's own first words would name a node after a verb ("use", "give").
 - `own_cues`: phrases that announce a note at the start of a clause only when the note speaks of
   the student's own setting ("note that", "note que", "nota che", "beachte, dass", "لاحظ أن"):
   textbooks and pasted exercises use them for ordinary exposition ("note that the anode is
@@ -350,6 +361,9 @@ _STRING_LIST_FIELDS = (
     "keep_verb_vetoes",
     "keep_labels",
     "keep_tails",
+    "standing_words",
+    "request_words",
+    "preference_cues",
     "own_cues",
     "own_words",
     "consider_triggers",
@@ -427,6 +441,7 @@ class LanguageData:
     ordinal_weekdays: tuple[str, ...]
     weekday_suffixes: tuple[str, ...]
     name_capitals: str
+    standing_topic: str
     stop_words: tuple[str, ...]
     articles: tuple[str, ...]
     article_prefixes: tuple[str, ...]
@@ -452,6 +467,9 @@ class LanguageData:
     keep_verb_vetoes: tuple[str, ...]
     keep_labels: tuple[str, ...]
     keep_tails: tuple[str, ...]
+    standing_words: tuple[str, ...]
+    request_words: tuple[str, ...]
+    preference_cues: tuple[str, ...]
     own_cues: tuple[str, ...]
     own_words: tuple[str, ...]
     consider_triggers: tuple[str, ...]
@@ -509,6 +527,9 @@ def _parse(code: str, raw: Any) -> LanguageData:
     name_capitals = raw.get("name_capitals")
     if name_capitals not in NAME_CAPITALS:
         raise ValueError(f"{where}: 'name_capitals' must be one of {', '.join(NAME_CAPITALS)}")
+    standing_topic = raw.get("standing_topic")
+    if not isinstance(standing_topic, str) or not standing_topic.strip():
+        raise ValueError(f"{where}: 'standing_topic' must be a non-empty string")
     rules = raw.get("plural_rules")
     if not isinstance(rules, list):
         raise ValueError(f"{where}: 'plural_rules' must be a list")
@@ -518,6 +539,7 @@ def _parse(code: str, raw: Any) -> LanguageData:
         months=tuple(_strings(f"{where}: month {i + 1}", m) for i, m in enumerate(months)),
         time_glosses=_irregulars(f"{where}: 'time_glosses'", raw.get("time_glosses")),
         name_capitals=name_capitals,
+        standing_topic=standing_topic,
         plural_rules=tuple(
             _plural_rule(f"{where}: plural rule {i + 1}", r) for i, r in enumerate(rules)
         ),
