@@ -367,6 +367,28 @@ def _only_a_request(reading: _Sentence, clause: int, end: int) -> Match[Phrase] 
     return found
 
 
+def _lasting_request(
+    reading: _Sentence, clause: int, end: int, asked: Match[Phrase] | None
+) -> tuple[Match[Phrase], Match[Phrase]] | None:
+    """The request and the lasting word of tokens[clause:end] when it holds both (see the module
+    docstring), `asked` the request of a clause before it that held nothing else."""
+    tokens = reading.tokens
+    request, lasting = asked, None
+    own_ends = set()
+    for pos in range(clause, end):
+        own = longest_at(_index("own_words"), tokens, pos)
+        if own is not None:
+            own_ends.add(own.end)
+        word = longest_at(_index("standing_words"), tokens, pos)
+        # Not right after the student's own word: "I always", "io sempre" are about the student.
+        if word is not None and pos not in own_ends:
+            lasting = lasting or word
+        request = request or longest_at(_index("request_words"), tokens, pos)
+        if lasting is not None and request is not None:
+            return request, lasting
+    return None
+
+
 def _standing_request(
     reading: _Sentence, clause: int, end: int, asked: Match[Phrase] | None
 ) -> Teaching | None:
@@ -383,35 +405,27 @@ def _standing_request(
     if found is None and subject is not None:
         # The subject pronoun that most of the languages may leave out ("(io) capisco meglio").
         found = longest_at(_index("preference_cues"), tokens, subject.end)
-    field_name = "preference_cues"
-    standing = None
+    field_name, lasting = "preference_cues", None
     if found is None:
-        field_name = "request_words"
-        if subject is not None and longest_at(_index(field_name), tokens, start) is None:
+        if subject is not None and longest_at(_index("request_words"), tokens, start) is None:
             # The student's own habit ("I always mix them up"), whatever request follows it.
             return None
-        found = asked
-        for pos in range(clause, end):
-            standing = standing or longest_at(_index("standing_words"), tokens, pos)
-            found = found or longest_at(_index(field_name), tokens, pos)
-            if standing is not None and found is not None:
-                break
-        if standing is None:
+        both = _lasting_request(reading, clause, end, asked)
+        if both is None:
             return None
-    if found is None:
-        return None
-    # The note keeps a standing word that leads in ("always", "siempre": lead-ins of their files),
+        (found, lasting), field_name = both, "request_words"
+    # The note keeps a lasting word that leads in ("always", "siempre": lead-ins of their files),
     # without which "please always put the units" would keep "put the units".
-    lasting = next(
+    first = next(
         (p for p in range(clause, start) if longest_at(_index("standing_words"), tokens, p)),
         start,
     )
-    note = _note(reading.text, tokens, lasting)
+    note = _note(reading.text, tokens, first)
     code = reading.language
     if code is None:
         # The first language both phrases are of ("por favor" and "sempre": Portuguese).
         codes = _languages_of_phrase(field_name)[found.payload.source]
-        also = _languages_of_phrase("standing_words")[standing.payload.source] if standing else ()
+        also = _languages_of_phrase("standing_words")[lasting.payload.source] if lasting else ()
         code = next((c for c in codes if c in also), codes[0])
     return Teaching(note, lang.load(code).standing_topic) if note else None
 
