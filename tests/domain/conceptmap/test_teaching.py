@@ -482,6 +482,7 @@ def test_a_standing_request_teaches_how_the_student_wants_to_be_taught(
     ("text", "topic"),
     [
         ("I learn best when you draw a diagram first", "how I learn best"),
+        ("i get it so much better when you draw it", "how I learn best"),
         ("io capisco meglio quando mi fai un esempio pratico", "come imparo meglio"),
         ("entiendo mejor si me lo explicas con dibujos", "cómo aprendo mejor"),
         ("ça m'aide quand tu résumes à la fin", "comment j'apprends le mieux"),
@@ -501,6 +502,7 @@ def test_how_the_student_learns_best_teaches_as_a_standing_request(text: str, to
         "I always forget the quadratic formula please help",
         "I never get these right, please explain again",
         "io sbaglio sempre i segni, per favore aiutami",
+        "the one thing i always forget is the minus sign please help",
         # A standing word without a request, or a request without a standing word.
         "the teacher always gives us too much homework",
         "water always boils at the same temperature at sea level",
