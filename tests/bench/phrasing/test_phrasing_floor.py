@@ -86,8 +86,12 @@ def test_record_questions_keep_their_precision(pooled: dict[str, dict[str, float
 # announced in more ways, its recall -> 100.0 with the phrases of where the sessions left off).
 # A half holds about 200 messages, about 100 of them record questions, so an item weighs about a
 # point: the margin leaves room for two or three.
+# The dev half's recall fell 100.0 -> 95.1 (precision 97.1 -> 97.0) with the record examples of
+# requests, habits and standing requests and the threshold chosen again (-0.1 -> -0.2), which
+# raised record precision on the sixth set's halves from 44.3 and 46.2 to 66.7 and 74.1
+# (domain/recall/record_intent.py).
 SECOND_SET_MARGIN_POINTS = 3.0
-SECOND_REACHED = {"second-dev": (97.1, 100.0), "second-held-out": (87.1, 78.6)}
+SECOND_REACHED = {"second-dev": (97.0, 95.1), "second-held-out": (87.1, 78.6)}
 
 
 @pytest.mark.parametrize("half", sorted(SECOND_REACHED))
@@ -100,11 +104,14 @@ def test_the_second_sets_record_decision_stays_above_its_floor(half: str) -> Non
 # hard negatives: record and teaching, pooled, as reached with the changes made after its
 # development half (before them: dev 58.9 / 76.8 and 93.8 / 34.1, held-out 60.8 / 66.2 and
 # 100.0 / 32.5). A half holds about 220 messages, 70 record questions and 40 teaching messages.
+# Since then: teaching on the dev half 79.5 -> 86.4 (standing requests), and record on the
+# held-out half 76.8 / 77.9 -> 82.5 / 69.1 with the record examples and threshold of the second
+# set's note above.
 FOURTH_SET_MARGIN_POINTS = 3.0
 FOURTH_REACHED = {
     ("fourth-dev", "record"): (87.5, 81.2),
-    ("fourth-dev", "teaching"): (100.0, 79.5),
-    ("fourth-held-out", "record"): (76.8, 77.9),
+    ("fourth-dev", "teaching"): (100.0, 86.4),
+    ("fourth-held-out", "record"): (82.5, 69.1),
     ("fourth-held-out", "teaching"): (100.0, 42.5),
 }
 
@@ -137,3 +144,26 @@ def test_the_fifth_sets_period_and_narration_decisions_stay_above_their_floor(
 ) -> None:
     got = run(SET_DIR / half)["decisions"][decision][OVERALL]
     _assert_above_floor(got, FIFTH_REACHED[(half, decision)], FIFTH_SET_MARGIN_POINTS)
+
+
+# The sixth set (bench/phrasing/README.md), written blind on standing requests and preferences:
+# its record and teaching decisions, pooled, as reached with standing requests taught and the
+# record examples of requests and habits (before them: dev 44.3 / 96.4 and 100.0 / 19.5,
+# held-out 46.2 / 88.9 and 100.0 / 6.5). A half holds about 215 messages, 28 record questions and
+# 77 standing requests: a record question weighs about 3.6 points, and the margin leaves room for
+# one.
+SIXTH_SET_MARGIN_POINTS = 4.0
+SIXTH_REACHED = {
+    ("sixth-dev", "record"): (66.7, 92.9),
+    ("sixth-dev", "teaching"): (100.0, 28.6),
+    ("sixth-held-out", "record"): (74.1, 74.1),
+    ("sixth-held-out", "teaching"): (100.0, 13.0),
+}
+
+
+@pytest.mark.parametrize(("half", "decision"), sorted(SIXTH_REACHED))
+def test_the_sixth_sets_record_and_teaching_decisions_stay_above_their_floor(
+    half: str, decision: str
+) -> None:
+    got = run(SET_DIR / half)["decisions"][decision][OVERALL]
+    _assert_above_floor(got, SIXTH_REACHED[(half, decision)], SIXTH_SET_MARGIN_POINTS)
