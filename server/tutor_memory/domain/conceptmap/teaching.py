@@ -138,6 +138,29 @@ class _Sentence:
         index = _index("own_words")
         return [i for i in range(len(self.tokens)) if longest_at(index, self.tokens, i)]
 
+    @functools.cached_property
+    def own_word_ends(self) -> frozenset[int]:
+        """Where each of the sentence's own words (`own_words`) ends."""
+        index = _index("own_words")
+        return frozenset(
+            found.end for i in self._own_word_starts if (found := longest_at(index, self.tokens, i))
+        )
+
+    @functools.cached_property
+    def lasting_words(self) -> list[Match[Phrase]]:
+        """The lasting words of a standing request (`standing_words`) in the sentence, in order,
+        but those right after one of the student's own words ("I always", "io sempre"), which
+        are about the student. One pass: most sentences hold none, and then no clause looks for
+        a request."""
+        index = _index("standing_words")
+        # A set look-up a token first: most tokens start no lasting word.
+        starts = [i for i, token in enumerate(self.tokens) if index.may_start(token.norm)]
+        return [
+            found
+            for i in starts
+            if (found := longest_at(index, self.tokens, i)) and i not in self.own_word_ends
+        ]
+
     def speaks_of_own_from(self, pos: int) -> bool:
         """Whether a word of the student's own setting (`own_words`) starts at or after `pos`."""
         return bisect.bisect_left(self._own_word_starts, pos) < len(self._own_word_starts)
@@ -367,26 +390,29 @@ def _only_a_request(reading: _Sentence, clause: int, end: int) -> Match[Phrase] 
     return found
 
 
+def _at(reading: _Sentence, field_name: str, pos: int) -> Match[Phrase] | None:
+    """`longest_at` for a phrase of `field_name` at token `pos`, after a set look-up of the
+    token: most clauses start with no such phrase, and a clause of every message is asked."""
+    index = _index(field_name)
+    if pos >= len(reading.tokens) or not index.may_start(reading.tokens[pos].norm):
+        return None
+    return longest_at(index, reading.tokens, pos)
+
+
 def _lasting_request(
     reading: _Sentence, clause: int, end: int, asked: Match[Phrase] | None
 ) -> tuple[Match[Phrase], Match[Phrase]] | None:
     """The request and the lasting word of tokens[clause:end] when it holds both (see the module
     docstring), `asked` the request of a clause before it that held nothing else."""
-    tokens = reading.tokens
-    request, lasting = asked, None
-    own_ends = set()
+    lasting = next((w for w in reading.lasting_words if clause <= w.start < end), None)
+    if lasting is None:
+        return None
+    requests = _index("request_words")
     for pos in range(clause, end):
-        own = longest_at(_index("own_words"), tokens, pos)
-        if own is not None:
-            own_ends.add(own.end)
-        word = longest_at(_index("standing_words"), tokens, pos)
-        # Not right after the student's own word: "I always", "io sempre" are about the student.
-        if word is not None and pos not in own_ends:
-            lasting = lasting or word
-        request = request or longest_at(_index("request_words"), tokens, pos)
-        if lasting is not None and request is not None:
-            return request, lasting
-    return None
+        if asked is not None:
+            break
+        asked = longest_at(requests, reading.tokens, pos)
+    return (asked, lasting) if asked is not None else None
 
 
 def _standing_request(
@@ -400,13 +426,15 @@ def _standing_request(
     start = reading.skip_lead_ins(clause)
     if start >= end:
         return None
-    found = longest_at(_index("preference_cues"), tokens, start)
-    subject = longest_at(_index("own_words"), tokens, start)
+    subject = _at(reading, "own_words", start)
+    found = _at(reading, "preference_cues", start)
     if found is None and subject is not None:
         # The subject pronoun that most of the languages may leave out ("(io) capisco meglio").
-        found = longest_at(_index("preference_cues"), tokens, subject.end)
+        found = _at(reading, "preference_cues", subject.end)
     field_name, lasting = "preference_cues", None
     if found is None:
+        if not reading.lasting_words:
+            return None
         if subject is not None and longest_at(_index("request_words"), tokens, start) is None:
             # The student's own habit ("I always mix them up"), whatever request follows it.
             return None
@@ -488,7 +516,7 @@ def detect_teaching(text: str, budget: WorkBudget | None = None) -> Teaching | N
             taught = _standing_request(reading, clause, clause_end, asked)
             if taught is not None:
                 return taught
-            asked = _only_a_request(reading, clause, clause_end)
+            asked = _only_a_request(reading, clause, clause_end) if reading.lasting_words else None
         tail = _tail_start(reading, clauses)
         if tail is not None:
             taught = _kept_before(reading, tail) if tail else None
