@@ -404,9 +404,13 @@ def _lasting_request(
 ) -> tuple[Match[Phrase], Match[Phrase]] | None:
     """The request and the lasting word of tokens[clause:end] when it holds both (see the module
     docstring), `asked` the request of a clause before it that held nothing else."""
-    lasting = next((w for w in reading.lasting_words if clause <= w.start < end), None)
-    if lasting is None:
+    words = reading.lasting_words
+    # By bisection: a sentence of many clauses and lasting words ("always, always, …") would
+    # cost the product of the two read from its start each time.
+    first = bisect.bisect_left(words, clause, key=lambda w: w.start)
+    if first == len(words) or words[first].start >= end:
         return None
+    lasting = words[first]
     requests = _index("request_words")
     for pos in range(clause, end):
         if asked is not None:
