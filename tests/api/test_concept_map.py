@@ -216,9 +216,8 @@ async def test_a_question_never_teaches(harness: Harness) -> None:
     assert pb.EPISODE_KIND_TAUGHT not in kinds
 
 
-async def test_a_student_message_that_teaches_writes_a_taught_episode(harness: Harness) -> None:
-    await give_course(harness)
-    said = "Ricorda che nella nostra classe chiamiamo i mitocondri la centrale della cellula"
+async def say(harness: Harness, said: str) -> None:
+    """The student's message, appended as the chat service does."""
     await harness.append(
         pb.NewEpisode(
             student_id=STUDENT,
@@ -228,6 +227,12 @@ async def test_a_student_message_that_teaches_writes_a_taught_episode(harness: H
             text=said,
         )
     )
+
+
+async def test_a_student_message_that_teaches_writes_a_taught_episode(harness: Harness) -> None:
+    await give_course(harness)
+    said = "Ricorda che nella nostra classe chiamiamo i mitocondri la centrale della cellula"
+    await say(harness, said)
     taught = [e for e in await harness.list_all() if e.kind == pb.EPISODE_KIND_TAUGHT]
     assert len(taught) == 1
     assert taught[0].text == said
@@ -237,19 +242,8 @@ async def test_standing_requests_are_taught_notes_on_one_concept_of_how_the_stud
     harness: Harness,
 ) -> None:
     await give_course(harness)
-    for said in (
-        "please always put the units next to every number",
-        "I learn best when you start from an example",
-    ):
-        await harness.append(
-            pb.NewEpisode(
-                student_id=STUDENT,
-                subject_id=SUBJECT,
-                kind=pb.EPISODE_KIND_QUESTION,
-                summary=said,
-                text=said,
-            )
-        )
+    await say(harness, "please always put the units next to every number")
+    await say(harness, "I learn best when you start from an example")
     taught = [e for e in await harness.list_all() if e.kind == pb.EPISODE_KIND_TAUGHT]
     assert [list(e.concepts) for e in taught] == [["how I learn best"], ["how I learn best"]]
     node = by_key(await get_map(harness))[canonical_key("how I learn best")]
