@@ -226,3 +226,12 @@ def test_a_statement_about_a_period_without_a_question_word_asks_nothing() -> No
 )
 def test_whether_the_student_is_improving_at_a_subject_is_a_record_question(query: str) -> None:
     assert is_record_question(query)
+
+
+def test_a_one_word_record_phrase_of_another_language_asks_nothing() -> None:
+    # French "terminé" (finished) folds to Italian "termine" (term): a grammar question.
+    assert not is_record_question("cos'è un complemento di termine")
+    assert not is_record_question("che cos'è il termine noto di un'equazione?")
+    # In its own language, with or without the accent, it still asks about the sessions.
+    assert is_record_question("qu'est-ce qu'on a terminé la semaine dernière ?")
+    assert is_record_question("on a termine quoi hier?")

@@ -31,10 +31,12 @@ from tutor_memory.domain.text.words import clitics, words
 
 @dataclass(frozen=True, slots=True)
 class RecordPhrase:
-    """A record phrase as matched: the phrase, and the words that veto it right before it."""
+    """A record phrase as matched: the phrase, the words that veto it right before it, and the
+    language file it comes from."""
 
     phrase: Phrase
     vetoes: frozenset[str]
+    language: str
 
 
 def _record_phrases(field: str) -> PhraseIndex[RecordPhrase]:
@@ -43,7 +45,7 @@ def _record_phrases(field: str) -> PhraseIndex[RecordPhrase]:
         glued = clitics(data, prepositions=True)  # Arabic بماذا أخطأت: "in what did I err"
         vetoes = frozenset(w for v in data.trigger_vetoes for w in words(v))
         entries += [
-            (phrase := compile_phrase(t), RecordPhrase(phrase, vetoes), glued)
+            (phrase := compile_phrase(t), RecordPhrase(phrase, vetoes, data.code), glued)
             for t in getattr(data, field)
         ]
     return PhraseIndex(entries)

@@ -207,7 +207,7 @@ def _asked_record_phrases(
     """The phrases of `record_questions` ("abbiamo * fatto", "haben wir ** gemacht") in a
     clause that asks, or that a tag question follows ("…, vero?", "…, oder?", "…, ¿no?"):
     `tokens` are the words of `spans` (`tokenize(query)`), `starts` their `clause_starts`."""
-    found = question_matches(tokens)
+    found = _of_the_sentences_languages(question_matches(tokens), spans)
     if not found:
         return []
     texts = clause_texts(query, spans, starts)
@@ -234,6 +234,21 @@ def _asked_record_phrases(
         if asking(k) or tagged(k):
             out.append(m)
     return out
+
+
+def _of_the_sentences_languages(
+    found: list[Match[RecordPhrase]], spans: list[Token]
+) -> list[Match[RecordPhrase]]:
+    """`found` without the one-word phrases of a language the message is not in: accents
+    folded, one language's word is another's (French "terminé", finished, is Italian "termine",
+    term: "cos'è un complemento di termine" asks a grammar question). A longer phrase is its own
+    language's, and a message with no stop word keeps them all."""
+    if all(m.end - m.start > 1 for m in found):
+        return found
+    languages = sentence_languages(spans)
+    return [
+        m for m in found if m.end - m.start > 1 or not languages or m.payload.language in languages
+    ]
 
 
 def _clause_words(starts: list[int], k: int, total: int) -> int:
