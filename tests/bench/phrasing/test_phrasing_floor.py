@@ -138,7 +138,7 @@ FIFTH_REACHED = {
 # one.
 SIXTH_SET_MARGIN_POINTS = 4.0
 SIXTH_REACHED = {
-    ("sixth-dev", "record"): (66.7, 92.9),
+    ("sixth-dev", "record"): (68.4, 92.9),
     ("sixth-dev", "teaching"): (100.0, 28.6),
     ("sixth-held-out", "record"): (74.1, 74.1),
     ("sixth-held-out", "teaching"): (100.0, 13.0),
