@@ -118,6 +118,13 @@ def test_a_topic_matches_on_a_shared_content_word_with_case_and_accents_folded()
     assert topic_matches("الكسور العادية", "الكسور")
 
 
+def test_an_arabic_topic_matches_its_label_whether_or_not_the_article_is_glued() -> None:
+    # Labels leave a leading article out ("كسور"); the extractor keeps Arabic's, glued ("الكسور").
+    assert topic_matches("الكسور", "كسور")
+    assert topic_matches("كسور", "الكسور")
+    assert not topic_matches("الكيمياء", "كسور")
+
+
 def test_the_topic_decision_is_scored_when_an_extractor_is_wired_in(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
