@@ -110,6 +110,17 @@ def _index(field_name: str) -> PhraseIndex[Phrase]:
     return build_index(field_name, glued_conjunctions=True)
 
 
+def _all_of(reading: _Sentence, field_name: str) -> list[Match[Phrase]]:
+    """Every phrase of `field_name` starting at a token of the sentence, the longest at each, in
+    order; a set look-up of each token first, since most tokens start none."""
+    index = _index(field_name)
+    return [
+        found
+        for i, token in enumerate(reading.tokens)
+        if index.may_start(token.norm) and (found := longest_at(index, reading.tokens, i))
+    ]
+
+
 class _Sentence:
     """A sentence read for teaching, with what its clauses ask of the whole sentence (its language,
     where the links of "consider X as Y" are, where each run of lead-ins ends) worked out once:
@@ -134,32 +145,33 @@ class _Sentence:
         return [i for i in range(len(self.tokens)) if longest_at(index, self.tokens, i)]
 
     @functools.cached_property
-    def _own_word_starts(self) -> list[int]:
-        index = _index("own_words")
-        return [i for i in range(len(self.tokens)) if longest_at(index, self.tokens, i)]
+    def _own_words(self) -> list[Match[Phrase]]:
+        """The student's own words (`own_words`) in the sentence, in order."""
+        return _all_of(self, "own_words")
 
     @functools.cached_property
-    def own_word_ends(self) -> frozenset[int]:
-        """Where each of the sentence's own words (`own_words`) ends."""
-        index = _index("own_words")
-        return frozenset(
-            found.end for i in self._own_word_starts if (found := longest_at(index, self.tokens, i))
-        )
+    def _own_word_starts(self) -> list[int]:
+        return [found.start for found in self._own_words]
 
     @functools.cached_property
     def lasting_words(self) -> list[Match[Phrase]]:
         """The lasting words of a standing request (`standing_words`) in the sentence, in order,
         but those right after one of the student's own words ("I always", "io sempre"), which
-        are about the student. One pass: most sentences hold none, and then no clause looks for
-        a request."""
-        index = _index("standing_words")
-        # A set look-up a token first: most tokens start no lasting word.
-        starts = [i for i, token in enumerate(self.tokens) if index.may_start(token.norm)]
-        return [
-            found
-            for i in starts
-            if (found := longest_at(index, self.tokens, i)) and i not in self.own_word_ends
-        ]
+        are about the student. Found once: most sentences hold none, and then no clause looks
+        for a request."""
+        found = _all_of(self, "standing_words")
+        if not found:
+            return found
+        after_own = {own.end for own in self._own_words}
+        return [w for w in found if w.start not in after_own]
+
+    def first_lasting_word(self, start: int, end: int) -> Match[Phrase] | None:
+        """The first of `lasting_words` starting in tokens[start:end], by bisection: a sentence
+        of many clauses and lasting words ("always, always, …") would otherwise cost the product
+        of the two."""
+        words = self.lasting_words
+        first = bisect.bisect_left(words, start, key=lambda w: w.start)
+        return words[first] if first < len(words) and words[first].start < end else None
 
     def speaks_of_own_from(self, pos: int) -> bool:
         """Whether a word of the student's own setting (`own_words`) starts at or after `pos`."""
@@ -404,13 +416,9 @@ def _lasting_request(
 ) -> tuple[Match[Phrase], Match[Phrase]] | None:
     """The request and the lasting word of tokens[clause:end] when it holds both (see the module
     docstring), `asked` the request of a clause before it that held nothing else."""
-    words = reading.lasting_words
-    # By bisection: a sentence of many clauses and lasting words ("always, always, …") would
-    # cost the product of the two read from its start each time.
-    first = bisect.bisect_left(words, clause, key=lambda w: w.start)
-    if first == len(words) or words[first].start >= end:
+    lasting = reading.first_lasting_word(clause, end)
+    if lasting is None:
         return None
-    lasting = words[first]
     requests = _index("request_words")
     for pos in range(clause, end):
         if asked is not None:
@@ -448,11 +456,8 @@ def _standing_request(
         (found, lasting), field_name = both, "request_words"
     # The note keeps a lasting word that leads in ("always", "siempre": lead-ins of their files),
     # without which "please always put the units" would keep "put the units".
-    first = next(
-        (p for p in range(clause, start) if longest_at(_index("standing_words"), tokens, p)),
-        start,
-    )
-    note = _note(reading.text, tokens, first)
+    leading = reading.first_lasting_word(clause, start)
+    note = _note(reading.text, tokens, start if leading is None else leading.start)
     code = reading.language
     if code is None:
         # The first language both phrases are of ("por favor" and "sempre": Portuguese).
