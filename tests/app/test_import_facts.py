@@ -19,7 +19,7 @@ from typing import NoReturn
 
 import pytest
 
-from tutor_memory.app import import_facts
+from tutor_memory.app import worker_processes
 from tutor_memory.app.import_facts import MAX_PROCESS_FAILURES, PROCESS_START_ITEMS, ImportFacts
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, validate_new_episode
 from tutor_memory.domain.recall.facts import RecallFacts, recall_facts
@@ -173,7 +173,7 @@ class Unstartable(ProcessPoolExecutor):
 def test_a_process_that_cannot_be_started_leaves_every_chunk_to_the_thread(
     facts: ImportFacts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(import_facts, "ProcessPoolExecutor", Unstartable)
+    monkeypatch.setattr(worker_processes, "ProcessPoolExecutor", Unstartable)
     for _ in range(MAX_PROCESS_FAILURES + 1):
         assert derive(facts) == EXPECTED
     assert facts._failures == MAX_PROCESS_FAILURES

@@ -22,16 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-import os
-import signal
-import threading
-import time
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from tutor_memory.app.worker_processes import become_worker, spawn_pool
 from tutor_memory.domain.episodes import NewEpisode
 from tutor_memory.domain.recall.facts import RecallFacts, recall_facts
 from tutor_memory.domain.recall.timewords import warm_up as warm_up_time_words
@@ -49,8 +45,6 @@ MAX_PROCESS_FAILURES = 3
 # core) slowed imports of 369-419 items, which end before it answers, by a third (LoCoMo's
 # conversations on fresh servers, bench/results/locomo.json).
 PROCESS_START_ITEMS = 1_024
-# How often the worker checks that the server that started it still runs.
-PARENT_POLL_SECONDS = 1.0
 
 # The worker process's token counter, loaded once when it starts.
 _worker_counter: TokenCounter | None = None
@@ -58,22 +52,8 @@ _worker_counter: TokenCounter | None = None
 
 def _start_worker(tokenizer: Path | None) -> None:
     global _worker_counter
-    # Ctrl-C in a terminal reaches the whole process group: the server stops its worker itself
-    # (`ImportFacts.close`), and a worker interrupted first would print a traceback and count as
-    # a failure.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    become_worker()
     _worker_counter = load_counter(tokenizer)
-    threading.Thread(
-        target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True
-    ).start()
-
-
-def _exit_with_parent(parent: int) -> None:
-    """Ends the worker when the server is gone: a server killed outright (SIGKILL, out of
-    memory) never tells its pool to stop, and the worker would wait for work forever."""
-    while os.getppid() == parent:
-        time.sleep(PARENT_POLL_SECONDS)
-    os._exit(0)
 
 
 def _worker_ready() -> str:
@@ -172,13 +152,7 @@ class ImportFacts:
         return pool
 
     def _start(self) -> None:
-        # spawn, not fork: the server has threads (a forked child could inherit a held lock).
-        pool = ProcessPoolExecutor(
-            self._processes,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker,
-            initargs=(self._tokenizer,),
-        )
+        pool = spawn_pool(self._processes, _start_worker, (self._tokenizer,))
         self._pool = pool
         try:
             self._ready = pool.submit(_worker_ready)
