@@ -80,6 +80,15 @@ async def test_a_negative_count_of_import_processes_is_refused_naming_the_flag(
         await create_server(config, embedder=embedder)
 
 
+@pytest.mark.parametrize("count", [-1, 2])
+async def test_a_count_of_file_processes_other_than_0_or_1_is_refused_naming_the_flag(
+    tmp_path: Path, embedder: UseOnnxEmbedder, count: int
+) -> None:
+    config = ServerConfig(listen="127.0.0.1:0", data_dir=tmp_path, file_processes=count)
+    with pytest.raises(ConfigError, match=f"--file-processes must be 0 or 1, got {count}"):
+        await create_server(config, embedder=embedder)
+
+
 async def test_development_mode_serves_one_tenant_without_tokens(
     tmp_path: Path, embedder: UseOnnxEmbedder
 ) -> None:

@@ -34,6 +34,9 @@ DEFAULT_CACHE_BUDGET_MIB = 1024
 # cores, leaves the other to the server's own threads; the embedding queue works with what both
 # leave (app/embedding_queue.py).
 DEFAULT_IMPORT_PROCESSES = 1
+# Processes that read course files (app/file_reading.py): one, since IngestFile reads one file at a
+# time (executors.FILE_THREADS).
+DEFAULT_FILE_PROCESSES = 1
 # Seconds between two readiness probes of the store: how soon a load balancer hears that the
 # store went away (or came back).
 DEFAULT_READINESS_PROBE_SECONDS = 5.0
@@ -76,6 +79,8 @@ class ServerConfig:
     # Processes that derive batch imports' recall facts (app/import_facts.py); 0: the ingest
     # thread does.
     import_processes: int = DEFAULT_IMPORT_PROCESSES
+    # Processes that read course files (app/file_reading.py), 0 or 1; 0: the file thread does.
+    file_processes: int = DEFAULT_FILE_PROCESSES
     # This process's index among the processes of `serve --workers N`, which share its port;
     # None: a server alone on its port (a second one there fails to start).
     worker: int | None = None

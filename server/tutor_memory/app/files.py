@@ -18,14 +18,13 @@ import numpy.typing as npt
 from tutor_memory.app.caches import CHAIN_CACHE_SIZE, ChainCache
 from tutor_memory.app.changes import Change
 from tutor_memory.app.executors import Executors
+from tutor_memory.app.file_reading import FileReader
 from tutor_memory.app.ledger import Ledger, PreparedBatch
 from tutor_memory.app.maps import MapCache
 from tutor_memory.domain.budget import WorkBudget
 from tutor_memory.domain.conceptmap.canonical import canonical_key
 from tutor_memory.domain.conceptmap.chain_map import ChainMap
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
-from tutor_memory.domain.conceptmap.extract import OfflineExtractor
-from tutor_memory.domain.conceptmap.screening import screen, validate_caller_concepts
 from tutor_memory.domain.episodes import (
     MAX_CONCEPTS,
     ChainKey,
@@ -35,9 +34,6 @@ from tutor_memory.domain.episodes import (
     StoredEpisode,
 )
 from tutor_memory.domain.errors import AlreadyExists, InvalidArgument, NotFound
-from tutor_memory.domain.files.errors import FileRejected
-from tutor_memory.domain.files.passages import passages
-from tutor_memory.domain.files.read import read_document
 from tutor_memory.domain.files.search import (
     DEFAULT_PASSAGES,
     MAX_PASSAGES,
@@ -68,9 +64,6 @@ PASSAGE_CACHE_BYTES = 256 * 1024 * 1024
 
 # Passages embedded between two checks of a file's work budget (about a second of work).
 EMBED_BATCH = 64
-
-EXTRACTOR_BUILTIN = "builtin"
-EXTRACTOR_CALLER = "caller"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +111,7 @@ class FileIngest:
         maps: MapCache,
         passages: PassageCache,
         executors: Executors,
+        reader: FileReader,
     ) -> None:
         self._ledger = ledger
         self._store = store
@@ -125,7 +119,11 @@ class FileIngest:
         self._maps = maps
         self._passages = passages
         self._executors = executors
-        self._extractor = OfflineExtractor()
+        self._reader = reader
+
+    def close(self) -> None:
+        """Stops the file-reading process (once the file thread's work is done)."""
+        self._reader.close()
 
     async def _read(self, fn: Callable[[], T]) -> T:
         return await self._executors.run(self._executors.readers, fn)
@@ -185,19 +183,10 @@ class FileIngest:
     def _prepare(
         self, upload: FileUpload, digest: str, budget: WorkBudget
     ) -> tuple[PreparedBatch, NewFileVersion]:
-        try:
-            document = read_document(upload.content, upload.filename, upload.media_type, budget)
-        except FileRejected as exc:
-            raise InvalidArgument("content", exc.reason) from exc
-        budget.check()
-        if upload.concepts:
-            accepted, rejected = validate_caller_concepts(upload.concepts, len(document.pages))
-            extractor = EXTRACTOR_CALLER
-        else:
-            accepted, rejected = screen(self._extractor.extract(document, budget))
-            extractor = EXTRACTOR_BUILTIN
-        budget.check()
-        chunks = passages(document)
+        read = self._reader.read(
+            upload.content, upload.filename, upload.media_type, upload.concepts, budget
+        )
+        document, accepted, chunks = read.document, read.accepted, read.passages
         vectors = self._embed([c.name for c in accepted] + [p.text for p in chunks], budget)
         names = [c.name for c in accepted]
         episode = NewEpisode(
@@ -222,10 +211,10 @@ class FileIngest:
             title=document.title,
             pages=len(document.pages),
             size_bytes=len(upload.content),
-            extractor=extractor,
-            concepts=tuple(accepted),
+            extractor=read.extractor,
+            concepts=accepted,
             name_vectors=vectors[: len(accepted)],
-            rejected=tuple(rejected),
+            rejected=read.rejected,
             passages=tuple(
                 NewPassage(p.page, p.text, vectors[len(accepted) + i]) for i, p in enumerate(chunks)
             ),

@@ -23,6 +23,7 @@ from tutor_memory.app.embedding_queue import BACKLOG_RESCAN_SECONDS, EmbeddingQu
 from tutor_memory.app.episodes import Episodes
 from tutor_memory.app.erasure import Eraser
 from tutor_memory.app.executors import Executors, in_background, settle
+from tutor_memory.app.file_reading import FileReader
 from tutor_memory.app.files import FileIngest, passage_cache
 from tutor_memory.app.import_facts import ImportFacts
 from tutor_memory.app.ingest import BatchIngest
@@ -106,6 +107,7 @@ class Services:
         self.embedding.stop()
         self.ledger.close()
         self.executors.shutdown()
+        self.files.close()
         self.vectors.close()
         self.resident.write_snapshots()
         self.store.close()
@@ -170,6 +172,8 @@ def build_services(
     # known before it loads, so the store and the chains' caches open meanwhile.
     if config.import_processes < 0:
         raise ConfigError(f"--import-processes must be at least 0, got {config.import_processes}")
+    if config.file_processes not in (0, 1):
+        raise ConfigError(f"--file-processes must be 0 or 1, got {config.file_processes}")
     counting = in_background(load_counter, config.tokenizer)
     loading: Future[Embedder] | None = None
     if isinstance(embedder, Future):
@@ -297,7 +301,15 @@ def build_services(
         episodes=Episodes(ledger, store, key, beliefs, teacher, executors),
         ingest=BatchIngest(ledger, beliefs, telemetry),
         blocks=Blocks(builder, executors, config.block_cap_seconds, telemetry, sync=sync),
-        files=FileIngest(ledger, store, embedder, maps, passages, executors),
+        files=FileIngest(
+            ledger,
+            store,
+            embedder,
+            maps,
+            passages,
+            executors,
+            FileReader(processes=config.file_processes),
+        ),
         teacher=teacher,
         beliefs=beliefs,
         reporter=Reporter(store, maps, executors),

@@ -19,6 +19,7 @@ from tutor_memory.app.config import (
     DEFAULT_BLOCK_CAP_SECONDS,
     DEFAULT_CACHE_BUDGET_MIB,
     DEFAULT_DATA_DIR,
+    DEFAULT_FILE_PROCESSES,
     DEFAULT_GRACE_SECONDS,
     DEFAULT_IMPORT_PROCESSES,
     DEFAULT_LISTEN,
@@ -115,6 +116,13 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_IMPORT_PROCESSES,
         help="processes that derive batch imports' recall facts beside the server's own; 0: "
         "its ingest thread does (default %(default)s)",
+    )
+    serve.add_argument(
+        "--file-processes",
+        type=int,
+        default=DEFAULT_FILE_PROCESSES,
+        help="processes that read course files (IngestFile), 0 or 1; 0: the server's file "
+        "thread does (default %(default)s)",
     )
     serve.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES)
     serve.add_argument("--grace-seconds", type=float, default=DEFAULT_GRACE_SECONDS)
@@ -268,6 +276,7 @@ def _server_config(args: argparse.Namespace) -> ServerConfig:
         block_cap_seconds=args.block_cap_seconds,
         cache_budget_bytes=args.cache_memory_mib * MIB,
         import_processes=args.import_processes,
+        file_processes=args.file_processes,
         store=args.store,
         sync=args.sync,
         pool_size=args.pool_size,

@@ -11,12 +11,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TypeVar
 
 from tutor_memory.domain.errors import DeadlineExceeded, ResourceExhausted
 from tutor_memory.domain.limits import TEXT_WORK_SECONDS
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetTerms:
+    """A budget's limits as plain values, to carry it to another process: the monotonic clock is
+    the system's, so the same deadline and cap hold there. Cancellation does not travel; the
+    process that holds the original stops the other (app/file_reading.py)."""
+
+    what: str
+    deadline: float | None
+    cap_seconds: float | None
+    cap_at: float | None
 
 
 class WorkBudget:
@@ -48,6 +61,18 @@ class WorkBudget:
 
     def cancel(self) -> None:
         self.cancelled = True
+
+    def terms(self) -> BudgetTerms:
+        """This budget's limits, for the same work in another process (`from_terms`)."""
+        return BudgetTerms(self._what, self._deadline, self._cap_seconds, self._cap_at)
+
+    @classmethod
+    def from_terms(cls, terms: BudgetTerms) -> WorkBudget:
+        """A budget with the limits of `terms`: the cap runs out when the original's does, not
+        `cap_seconds` from now."""
+        budget = cls(terms.what, deadline=terms.deadline)
+        budget._cap_seconds, budget._cap_at = terms.cap_seconds, terms.cap_at
+        return budget
 
     def check(self) -> None:
         """Raise if the work should stop: DEADLINE_EXCEEDED when the call was cancelled or its

@@ -6,6 +6,7 @@ field and the problem.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 
@@ -26,6 +27,11 @@ class InvalidArgument(TutorMemoryError):
         super().__init__(f"{field}: {problem}")
         self.field = field
         self.problem = problem
+
+    def __reduce__(self) -> tuple[Callable[..., InvalidArgument], tuple[str, ...]]:
+        # Pickled as its own arguments (an error raised in a worker process reaches the server
+        # as the same error); the default would call the class with the joined message alone.
+        return type(self), (self.field, self.problem)
 
 
 class NotFound(TutorMemoryError):

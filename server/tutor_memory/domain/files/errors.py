@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tutor_memory.domain.errors import InvalidArgument
 
 
@@ -16,3 +18,6 @@ class FileRejected(InvalidArgument):
     def __init__(self, reason: str) -> None:
         super().__init__("file", reason)
         self.reason = reason
+
+    def __reduce__(self) -> tuple[Callable[..., InvalidArgument], tuple[str, ...]]:
+        return type(self), (self.reason,)
