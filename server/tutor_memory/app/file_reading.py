@@ -50,6 +50,8 @@ PROCESS_MIN_BYTES = 16 * 1024
 MAX_PROCESS_FAILURES = 3
 # How often the file thread, waiting on the process, looks whether the call went away.
 CANCEL_POLL_SECONDS = 0.05
+# How long ending a read waits for a process that is still starting to say who it is.
+START_WAIT_SECONDS = 10.0
 # Past the budget's deadline or cap, how long the process gets to notice on its own (it checks
 # the budget at every page) before it is ended.
 OVERDUE_GRACE_SECONDS = 1.0
@@ -115,8 +117,8 @@ class FileReader:
     module's docstring). `read` is called on the file thread, one file at a time."""
 
     def __init__(self, *, processes: int) -> None:
-        if processes < 0:
-            raise ValueError(f"processes must be >= 0, got {processes}")
+        if processes not in (0, 1):
+            raise ValueError(f"processes must be 0 or 1, got {processes}")
         self._processes = processes
         self._pool: ProcessPoolExecutor | None = None
         # The first call of the pool: its worker's process id, to end it.
@@ -218,9 +220,11 @@ class FileReader:
         """Ends the process in the middle of a read nobody waits for; the next large file starts
         a new one. Not a failure: the process was well."""
         pid = self._pid
-        if pid is not None and pid.done() and pid.exception() is None:
-            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
-                os.kill(pid.result(), signal.SIGKILL)
+        if pid is not None:
+            # A process still starting has the read queued already: it is ended once it says who
+            # it is. One that never does has failed to start, and has nothing to end.
+            with contextlib.suppress(Exception):
+                os.kill(pid.result(timeout=START_WAIT_SECONDS), signal.SIGKILL)
         self._drop(pool)
 
     def _drop(self, pool: ProcessPoolExecutor) -> None:
