@@ -132,11 +132,13 @@ def markdown(result: dict[str, Any]) -> str:
         f"least {s['health_window_min_s'] * 1000:g} ms from their start; >= when the check was "
         f"still unanswered {s['drain_s']:g} s after the requests: a lower bound), *health gap* "
         "the longest stretch without an answered check, *idle health* the worst check in the "
-        f"{s['idle_s']:g} s before the requests. RSS is VmRSS sampled every "
+        f"{s['idle_s']:g} s before the requests. RSS is VmRSS of the server and its worker "
+        "processes (the file-reading process among them, from the first file of 16 KiB on), "
+        "sampled every "
         f"{s['rss_interval_s'] * 1000:g} ms; the peak is from the requests' start to "
         f"{s['after_s']:g} s after they ended; MB are 10^6 bytes. *Server CPU after* is CPU "
-        f"seconds the server used in those {s['after_s']:g} s: work that went on after the "
-        "reply or the deadline.",
+        f"seconds the server and its workers used in those {s['after_s']:g} s: work that went "
+        "on after the reply or the deadline.",
         "",
         *table_lines(result),
         "",

@@ -97,13 +97,26 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
+def tree_rss_kib(pid: int) -> int:
+    """`rss_kib` summed over the process and its running descendants (a server's worker
+    processes: the import process, the file-reading process)."""
+    total = rss_kib(pid)  # raises once the process itself has exited
+    for member in tree_pids(pid)[1:]:
+        try:
+            total += rss_kib(member)
+        except (OSError, RuntimeError):  # exited meanwhile
+            continue
+    return total
+
+
 class RssSampler:
     """VmRSS of a process every `interval_s` on a thread of its own, with the monotonic time of
     each sample, so that the peak inside any window of a run can be read afterwards (VmHWM only
-    gives the peak since the process started)."""
+    gives the peak since the process started). With `tree`, of the process and its descendants."""
 
-    def __init__(self, pid: int, interval_s: float) -> None:
+    def __init__(self, pid: int, interval_s: float, *, tree: bool = False) -> None:
         self._pid = pid
+        self._read = tree_rss_kib if tree else rss_kib
         self._interval_s = interval_s
         self.samples: list[tuple[float, int]] = []
         self._stop = threading.Event()
@@ -113,7 +126,7 @@ class RssSampler:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                self.samples.append((time.monotonic(), rss_kib(self._pid)))
+                self.samples.append((time.monotonic(), self._read(self._pid)))
             except (OSError, RuntimeError):  # the process has exited
                 return
             self._stop.wait(self._interval_s)

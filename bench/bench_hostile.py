@@ -26,13 +26,14 @@ text of "a. ", and a Markdown file that is one heading line.
 
 While a run lasts, a prober in its own process (bench/_health_probe.py) calls grpc.health.v1
 Health/Check every PROBE_INTERVAL_S on its own channel, sending on a clock whether or not the
-earlier checks have answered, and a thread samples the server's VmRSS every RSS_INTERVAL_S. Per
+earlier checks have answered, and a thread samples the server's VmRSS every RSS_INTERVAL_S, with
+that of its worker processes (the file-reading process reads the files). Per
 run: each request's status and time, the worst health latency of the checks in flight during the
 requests (for at least HEALTH_WINDOW_MIN_S from their start; a check still unanswered when the
 prober stopped counts with the time it had waited: a lower bound, marked >=), the longest gap
 between two answered checks, the same in the idle second before and the after window
 (Settings.after_s) after, the server's RSS before the requests and its peak from their start to
-the end of the after window, its CPU time during
+the end of the after window, its CPU time (with its workers') during
 the requests and in the after window (CPU there means work that went on after the reply or the
 deadline), and how it stopped (SIGTERM, or SIGKILL when it did not stop within STOP_TIMEOUT_S).
 Every request has a client deadline, so the benchmark ends whatever the server does.
@@ -89,7 +90,7 @@ from bench._hostile_report import (
     worst_text,
 )
 from bench._meta import REPO_ROOT, RESULTS_DIR, run_metadata, write_results
-from bench._proc import RssSampler, cpu_seconds, machine_busy_seconds, rss_kib
+from bench._proc import RssSampler, machine_busy_seconds, tree_cpu_seconds, tree_rss_kib
 from tutor_memory_client._proto import memory_pb2 as pb
 from tutor_memory_client._proto import memory_pb2_grpc as pb_grpc
 
@@ -224,7 +225,7 @@ def run_case(case: Case, mode: str, copies: int, settings: Settings) -> dict[str
                 timeout_s=PROBE_TIMEOUT_S,
                 drain_s=settings.drain_s,
             )
-            sampler = RssSampler(pid, RSS_INTERVAL_S)
+            sampler = RssSampler(pid, RSS_INTERVAL_S, tree=True)
             try:
                 with _channel(server.target) as channel:
                     stub = pb_grpc.MemoryStub(channel)
@@ -238,7 +239,7 @@ def run_case(case: Case, mode: str, copies: int, settings: Settings) -> dict[str
                     results, appends, cpu_s, cpu_after_s, busy_s = _drive(
                         server.target, calls, mode == WITH_APPENDS, settings, pid, w, cpu
                     )
-                    rss_after = rss_kib(pid)
+                    rss_after = tree_rss_kib(pid)
             finally:
                 probes = prober.stop()
                 sampler.stop()
@@ -293,10 +294,10 @@ def _wait_quiet(pid: int, prober: HealthProber) -> float:
     which would otherwise land in the case's figures. Returns how long that took."""
     started = time.monotonic()
     while time.monotonic() - started < QUIET_TIMEOUT_S:
-        before = cpu_seconds(pid)
+        before = tree_cpu_seconds(pid)
         time.sleep(QUIET_SAMPLE_S)
         now = time.monotonic()
-        idle_cpu = (cpu_seconds(pid) - before) / QUIET_SAMPLE_S < QUIET_CPU_SHARE
+        idle_cpu = (tree_cpu_seconds(pid) - before) / QUIET_SAMPLE_S < QUIET_CPU_SHARE
         answering = any(p.ok and p.sent >= now - QUIET_SAMPLE_S for p in prober.read())
         if idle_cpu and answering:
             break
@@ -307,7 +308,7 @@ def _watch_idle(pid: int, w: Window, settings: Settings) -> tuple[int, float]:
     """Health watched while idle, then the RSS and CPU time the requests start from."""
     w.idle = time.monotonic()
     time.sleep(settings.idle_s)
-    return rss_kib(pid), cpu_seconds(pid)
+    return tree_rss_kib(pid), tree_cpu_seconds(pid)
 
 
 def _drive(
@@ -341,13 +342,13 @@ def _drive(
         for t in threads[: len(calls)]:
             t.join()
         w.end = time.monotonic()
-        cpu_end, busy = cpu_seconds(pid), machine_busy_seconds() - busy
+        cpu_end, busy = tree_cpu_seconds(pid), machine_busy_seconds() - busy
         files_done.set()
         for t in threads[len(calls) :]:
             t.join()
         time.sleep(max(settings.after_s - (time.monotonic() - w.end), 0.0))
         w.after = time.monotonic()
-        cpu_after = cpu_seconds(pid)
+        cpu_after = tree_cpu_seconds(pid)
     done = [r for r in results if r is not None]
     return done, appends, cpu_end - cpu_start, cpu_after - cpu_end, busy
 
