@@ -179,6 +179,36 @@ def test_an_import_of_whole_chunks_starts_the_import_process(tmp_path: Path) -> 
             assert _import_chunks(stub, "second", 2) == 256
 
 
+def test_the_first_large_course_file_starts_the_file_reading_process(tmp_path: Path) -> None:
+    with _serving(tmp_path) as (server, port):
+        assert _scrape(port)[("tutor_memory_file_processes", ())] == 0
+        with grpc.insecure_channel(server.target) as channel:
+            stub = pb_grpc.MemoryStub(channel)
+            for file_id, sections in (("small.md", 2), ("large.md", 300)):
+                stub.IngestFile(
+                    pb.IngestFileRequest(
+                        student_id="s1",
+                        subject_id="biology",
+                        file_id=file_id,
+                        filename=file_id,
+                        content=_course_file(sections),
+                    ),
+                    metadata=A,
+                    timeout=60,
+                )
+                if file_id == "small.md":
+                    assert _scrape(port)[("tutor_memory_file_processes", ())] == 0
+        assert _scrape(port)[("tutor_memory_file_processes", ())] == 1
+        assert len(tree_pids(server.proc.pid)) > 1
+
+
+def _course_file(sections: int) -> bytes:
+    return "".join(
+        f"# Topic {i}\n\nOsmosis is the diffusion of water across a membrane, topic {i}.\n\n"
+        for i in range(sections)
+    ).encode()
+
+
 def test_with_no_import_processes_imports_run_on_the_ingest_thread(tmp_path: Path) -> None:
     with _serving(tmp_path, "--import-processes", "0") as (server, port):
         with grpc.insecure_channel(server.target) as channel:

@@ -8,8 +8,9 @@ come from the tokens file, so there are as many as the operator configured).
 Hooks for parts that report their own numbers: `watch_cache` (a cache's chains, bytes and
 evictions, read at each scrape), `watch_entries` (a cache of a fixed number of entries: held and
 bound), `watch_embedding_backlog` (episodes waiting to be embedded),
-`watch_import_processes` (processes deriving imports' recall facts) and `watch_writes_waiting`
-(single writes waiting for the writer thread).
+`watch_import_processes` (processes deriving imports' recall facts), `watch_file_processes`
+(processes reading course files) and `watch_writes_waiting` (single writes waiting for the writer
+thread).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class _Watched(Collector):
         self.backlog: Callable[[], int] | None = None
         self.writes_waiting: Callable[[], int] | None = None
         self.import_processes: Callable[[], int] | None = None
+        self.file_processes: Callable[[], int] | None = None
         self.tenant_episodes: Callable[[], dict[str, int]] | None = None
         self._lock = threading.Lock()
 
@@ -75,6 +77,7 @@ class _Watched(Collector):
             caches, entries = dict(self.caches), dict(self.entries)
             backlog, tenants = self.backlog, self.tenant_episodes
             writes_waiting, import_processes = self.writes_waiting, self.import_processes
+            file_processes = self.file_processes
         chains = GaugeMetricFamily(
             f"{PREFIX}_cache_chains", "Chains whose derived data a cache holds", labels=["cache"]
         )
@@ -128,6 +131,12 @@ class _Watched(Collector):
                 f"{PREFIX}_import_processes",
                 "Processes deriving batch imports' recall facts (0: the ingest thread does)",
                 value=import_processes(),
+            )
+        if file_processes is not None:
+            yield GaugeMetricFamily(
+                f"{PREFIX}_file_processes",
+                "Processes reading course files (0: the file thread does)",
+                value=file_processes(),
             )
         if tenants is not None:
             stored = GaugeMetricFamily(
@@ -223,6 +232,10 @@ class Metrics:
     def watch_import_processes(self, source: Callable[[], int]) -> None:
         """Reports `source()` at each scrape as the import processes ready to derive facts."""
         self._watched.import_processes = source
+
+    def watch_file_processes(self, source: Callable[[], int]) -> None:
+        """Reports `source()` at each scrape as the processes reading course files."""
+        self._watched.file_processes = source
 
     def watch_writes_waiting(self, source: Callable[[], int]) -> None:
         """Reports `source()` at each scrape as the single writes waiting for the writer thread."""

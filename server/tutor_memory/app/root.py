@@ -296,6 +296,8 @@ def build_services(
         )
     telemetry.metrics.watch_embedding_backlog(embedding.pending)
     telemetry.metrics.watch_import_processes(import_facts.ready_processes)
+    file_reader = FileReader(processes=config.file_processes)
+    telemetry.metrics.watch_file_processes(file_reader.running_processes)
     telemetry.metrics.watch_writes_waiting(ledger.writes_waiting)
     return Services(
         episodes=Episodes(ledger, store, key, beliefs, teacher, executors),
@@ -308,7 +310,7 @@ def build_services(
             maps,
             passages,
             executors,
-            FileReader(processes=config.file_processes),
+            file_reader,
         ),
         teacher=teacher,
         beliefs=beliefs,
