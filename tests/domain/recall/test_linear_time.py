@@ -14,7 +14,7 @@ from tests.helpers.linear_time import linear_time_tests
 from tests.helpers.timing import EntryPoint
 from tutor_memory.domain.recall.asked_period import asked_window
 from tutor_memory.domain.recall.narration import is_narration
-from tutor_memory.domain.recall.record_intent import open_to_examples
+from tutor_memory.domain.recall.record_intent import could_be_about_the_record
 from tutor_memory.domain.recall.record_mode import is_record_question, record_topic
 from tutor_memory.domain.recall.timewindow import parse_time_window
 
@@ -28,7 +28,7 @@ ENTRY_POINTS = {
     "narration.is_narration": EntryPoint(lambda text: is_narration(text, NOW_US, TZ), 256, 1.2),
     "record_mode.is_record_question": EntryPoint(is_record_question, 512, 0.5),
     "record_mode.record_topic": EntryPoint(record_topic, 512, 7.0),
-    "record_intent.open_to_examples": EntryPoint(open_to_examples, 512, 0.6),
+    "record_intent.could_be_about_the_record": EntryPoint(could_be_about_the_record, 512, 0.6),
     "timewindow.parse_time_window": EntryPoint(
         lambda text: parse_time_window(text, NOW_US, TZ), 256, 1.3
     ),

@@ -10,9 +10,12 @@ import pytest
 from bench.phrasing.dataset import SET_DIR, load_set
 
 from tutor_memory.domain.recall.record_intent import (
+    MAX_EXAMPLE_QUERY_CHARS,
     RecordExamples,
+    could_be_about_the_record,
     example_texts,
     is_record_intent,
+    open_to_examples,
 )
 from tutor_memory.domain.text.words import words
 
@@ -118,6 +121,20 @@ def test_a_teaching_message_is_never_made_a_record_question_by_example(query: st
 @pytest.mark.parametrize("vector", [None, _unit(0, 1, 0)])
 def test_a_rule_decides_without_the_embedding(vector: np.ndarray | None) -> None:
     assert is_record_intent("What did I get wrong?", vector, EXAMPLES)
+
+
+def test_a_message_longer_than_any_record_question_is_never_made_one_by_example() -> None:
+    short = "any better lately?"
+    long = short + " " + "and the rest of the story " * 40
+    assert len(long) > MAX_EXAMPLE_QUERY_CHARS
+    assert is_record_intent(short, _unit(1, 0, 0), EXAMPLES)
+    assert could_be_about_the_record(long)
+    assert not open_to_examples(long)
+    assert not is_record_intent(long, _unit(1, 0, 0), EXAMPLES)
+
+
+def test_a_long_message_is_still_a_record_question_by_the_rules() -> None:
+    assert is_record_intent("What did I get wrong? " + "so " * 400, None, EXAMPLES)
 
 
 def test_a_question_carrying_its_exercise_is_about_the_exercise() -> None:

@@ -73,6 +73,13 @@ RIDGE = 3.0
 # The score above which a message is a record question (the labels are +1 and -1): higher, it
 # trades recall for precision. Chosen on the phrasing sets' development halves (module docstring).
 THRESHOLD = -0.2
+# The longest message the examples may make a record question. The examples are short questions,
+# and so is every record question of the phrasing sets (the longest, 106 characters); a message
+# ten times as long is not one of them, and reading it for `could_be_about_the_record` was the
+# longest text work of a block: 15 ms of Python holding the GIL on 8,000 characters of "a. " (a
+# BuildBlock query's limit), then 27 ms more for the topic the block reads while the model runs.
+# Four such queries at once kept a health check waiting 53 ms (bench/results/hostile.md).
+MAX_EXAMPLE_QUERY_CHARS = 1_000
 
 _EXAMPLES_FILE = "record_examples.json"
 
@@ -140,10 +147,16 @@ def is_record_intent(
 
 
 def open_to_examples(query: str) -> bool:
-    """Whether the examples may make `query` a record question when no rule did: it carries no
-    exercise of its own, is not about someone else by name ("What exercises has John done?" sits
-    near "what exercises have I done" in meaning), and asks something or teaches nothing. Only
-    then does the caller need the query's embedding before it knows the mode."""
+    """Whether the examples may make `query` a record question when no rule did: it is no longer
+    than `MAX_EXAMPLE_QUERY_CHARS` and `could_be_about_the_record`. Only then does the caller need
+    the query's embedding before it knows the mode."""
+    return len(query) <= MAX_EXAMPLE_QUERY_CHARS and could_be_about_the_record(query)
+
+
+def could_be_about_the_record(query: str) -> bool:
+    """Whether `query` carries no exercise of its own, is not about someone else by name ("What
+    exercises has John done?" sits near "what exercises have I done" in meaning), and asks
+    something or teaches nothing."""
     return (
         not carries_exercise(query)
         and not about_someone_else(query)
