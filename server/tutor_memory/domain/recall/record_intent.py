@@ -8,15 +8,15 @@ others that are not: subject questions, requests to explain, questions about oth
 written in every language for this decision and kept apart from the phrasing set that measures it
 (no item of it, nor a near copy of one: see below).
 
-The decision: a message carrying no exercise of its own, naming no one else without the student
-or the tutor in it, and either asking something or teaching nothing, whose embedding a linear
-model fitted on the examples scores on the record's side: ridge regression of +1 (record) and -1
-(other) on the examples' vectors (`RIDGE`), fitted once when the examples are embedded, and a
-score above `THRESHOLD`. A question mark is not required: students leave it out ("list the stuff
-i got wrong pls", "che esercizi ho sbagliato tre giorni fa"); a message that tells the tutor
-something to keep ("remember that my exams are multiple choice") is about the student too, and
-never a record question. Rules still come first: a trigger or a period with the student in it
-decides without the embedding.
+The decision: a message of at most `MAX_EXAMPLE_QUERY_CHARS` characters, carrying no exercise of
+its own, naming no one else without the student or the tutor in it, and either asking something or
+teaching nothing, whose embedding a linear model fitted on the examples scores on the record's
+side: ridge regression of +1 (record) and -1 (other) on the examples' vectors (`RIDGE`), fitted
+once when the examples are embedded, and a score above `THRESHOLD`. A question mark is not
+required: students leave it out ("list the stuff i got wrong pls", "che esercizi ho sbagliato tre
+giorni fa"); a message that tells the tutor something to keep ("remember that my exams are multiple
+choice") is about the student too, and never a record question. Rules still come first: a trigger
+or a period with the student in it decides without the embedding.
 
 `RIDGE` was chosen on the examples alone, `THRESHOLD` then on the phrasing sets' development
 halves (the first set, `second-dev/`, `fourth-dev/`, since 2026-12-05 `sixth-dev/`), never on a
@@ -76,7 +76,7 @@ THRESHOLD = -0.2
 # The longest message the examples may make a record question. The examples are short questions,
 # and so is every record question of the phrasing sets (the longest, 106 characters); a message
 # ten times as long is not one of them, and reading it for `could_be_about_the_record` was the
-# longest text work of a block: 15 ms of Python holding the GIL on 8,000 characters of "a. " (a
+# longest text work of a block: 14 ms of Python holding the GIL on 8,000 characters of "a. " (a
 # BuildBlock query's limit), then 27 ms more for the topic the block reads while the model runs.
 # Four such queries at once kept a health check waiting 53 ms (bench/results/hostile.md).
 MAX_EXAMPLE_QUERY_CHARS = 1_000
