@@ -29,8 +29,11 @@ class ServerProcess:
         args += ["--data", str(data_dir), *extra]
         if tokens_file is not None:
             args += ["--tokens", str(tokens_file)]
+        # faulthandler on: a server that does not stop in time is sent SIGABRT, and every thread's
+        # stack reaches its log (`terminate`).
+        env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
         self.proc = subprocess.Popen(
-            args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=os.environ
+            args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env
         )
         self.lines: list[str] = []
         self.port: int | None = None
@@ -93,7 +96,21 @@ class ServerProcess:
 
     def terminate(self, timeout: float = 30.0) -> int:
         self.proc.send_signal(signal.SIGTERM)
-        code = self.proc.wait(timeout=timeout)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # Where it is stuck: faulthandler writes every thread's stack on SIGABRT.
+            self.proc.send_signal(signal.SIGABRT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self._reader.join(timeout=5)
+            raise AssertionError(
+                f"the server did not stop within {timeout:g} s of SIGTERM; its last lines:\n"
+                + "".join(self.lines[-200:])
+            ) from None
         self._reader.join(timeout=5)
         return code
 
