@@ -16,11 +16,11 @@ import pytest
 
 from tests.helpers.processes import ended
 from tutor_memory.app.file_reading import (
-    MAX_PROCESS_FAILURES,
     PROCESS_MIN_BYTES,
     FileReader,
     read_file,
 )
+from tutor_memory.app.worker_processes import MAX_PROCESS_FAILURES
 from tutor_memory.domain.budget import WorkBudget, unlimited
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.errors import DeadlineExceeded, InvalidArgument, ResourceExhausted

@@ -20,7 +20,8 @@ from typing import NoReturn
 import pytest
 
 from tutor_memory.app import worker_processes
-from tutor_memory.app.import_facts import MAX_PROCESS_FAILURES, PROCESS_START_ITEMS, ImportFacts
+from tutor_memory.app.import_facts import PROCESS_START_ITEMS, ImportFacts
+from tutor_memory.app.worker_processes import MAX_PROCESS_FAILURES
 from tutor_memory.domain.episodes import ChainKey, Kind, NewEpisode, validate_new_episode
 from tutor_memory.domain.recall.facts import RecallFacts, recall_facts
 from tutor_memory.models.tokenizers import TiktokenCounter

@@ -29,7 +29,12 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from tutor_memory.app.worker_processes import become_worker, spawn_pool
+from tutor_memory.app.worker_processes import (
+    MAX_PROCESS_FAILURES,
+    become_worker,
+    spawn_pool,
+    warn_failed,
+)
 from tutor_memory.domain.budget import BudgetTerms, WorkBudget
 from tutor_memory.domain.conceptmap.concept import ExtractedConcept
 from tutor_memory.domain.conceptmap.extract import OfflineExtractor
@@ -46,8 +51,6 @@ log = logging.getLogger("tutor_memory.file_reading")
 # is about 700 bytes and takes about 1.5 ms to read and extract, so a file below this is read on
 # the file thread in about 25 ms at most, in slices the event loop gets between.
 PROCESS_MIN_BYTES = 16 * 1024
-# Deaths of the process in a row after which files are read on the file thread.
-MAX_PROCESS_FAILURES = 3
 # How often the file thread, waiting on the process, looks whether the call went away.
 CANCEL_POLL_SECONDS = 0.05
 # How long ending a read waits for a process that is still starting to say who it is.
@@ -188,33 +191,25 @@ class FileReader:
         return self._pool
 
     def _start(self) -> None:
+        pool = None
         try:
             pool = spawn_pool(1, _start_worker)
-        except Exception as exc:  # no process could be started (out of processes or memory)
-            self._failures += 1
-            log.warning(
-                "the file-reading process could not start (%s: %s)", type(exc).__name__, exc
-            )
-            return
-        self._pool = pool
-        try:
+            self._pool = pool
             self._pid = pool.submit(os.getpid)
-        except Exception as exc:
+        except Exception as exc:  # no process could be started (out of processes or memory)
             self._failed(pool, exc)
 
-    def _failed(self, pool: ProcessPoolExecutor, exc: BaseException) -> None:
+    def _failed(self, pool: ProcessPoolExecutor | None, exc: BaseException) -> None:
         self._failures += 1
-        given_up = self._failures >= MAX_PROCESS_FAILURES
-        log.warning(
-            "the file-reading process failed (%s: %s; %d of %d in a row): files are read on the "
-            "file thread %s",
-            type(exc).__name__,
+        warn_failed(
+            log,
+            "the file-reading process",
+            "files are read on the file thread",
             exc,
             self._failures,
-            MAX_PROCESS_FAILURES,
-            "from now on" if given_up else "until a new process starts",
         )
-        self._drop(pool)
+        if pool is not None:
+            self._drop(pool)
 
     def _end(self, pool: ProcessPoolExecutor) -> None:
         """Ends the process in the middle of a read nobody waits for; the next large file starts

@@ -27,7 +27,12 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from tutor_memory.app.worker_processes import become_worker, spawn_pool
+from tutor_memory.app.worker_processes import (
+    MAX_PROCESS_FAILURES,
+    become_worker,
+    spawn_pool,
+    warn_failed,
+)
 from tutor_memory.domain.episodes import NewEpisode
 from tutor_memory.domain.recall.facts import RecallFacts, recall_facts
 from tutor_memory.domain.recall.timewords import warm_up as warm_up_time_words
@@ -37,9 +42,6 @@ from tutor_memory.models.tokenizers import load_counter
 
 log = logging.getLogger("tutor_memory.import_facts")
 
-# Failures of the process in a row (it died, or never started) after which imports stop
-# starting new ones: a process that cannot live here would otherwise cost a start per chunk.
-MAX_PROCESS_FAILURES = 3
 # Items of one import after which it starts the process (if none runs): about a quarter of a
 # second of an import's work on the 2-core machine, where the process's start (half a second of a
 # core) slowed imports of 369-419 items, which end before it answers, by a third (LoCoMo's
@@ -163,15 +165,12 @@ class ImportFacts:
         if pool is not self._pool:
             return  # counted already, by another chunk of the same pool
         self._failures += 1
-        given_up = self._failures >= MAX_PROCESS_FAILURES
-        log.warning(
-            "the import process failed (%s: %s; %d of %d in a row): chunks are derived on the "
-            "ingest thread %s",
-            type(exc).__name__,
+        warn_failed(
+            log,
+            "the import process",
+            "chunks are derived on the ingest thread",
             exc,
             self._failures,
-            MAX_PROCESS_FAILURES,
-            "from now on" if given_up else "until a new process starts",
         )
         self._stop(pool)
 

@@ -101,8 +101,9 @@ class Services:
 
     def close(self) -> None:
         """Stops the embedding queue (what it still holds is in the store without a vector and
-        is embedded at the next start), waits for the work handed to the pools, writes the
-        snapshots of the large chains that changed, then closes the store."""
+        is embedded at the next start), waits for the work handed to the pools, stops the
+        file-reading process, writes the snapshots of the large chains that changed, then closes
+        the store."""
         self.resident.stop_warm_up()
         self.embedding.stop()
         self.ledger.close()

@@ -7,6 +7,7 @@ stretches: the recall facts of batch imports (app/import_facts.py) and the readi
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -18,6 +19,9 @@ from typing import Any
 
 # How often a worker checks that the server that started it still runs.
 PARENT_POLL_SECONDS = 1.0
+# Failures of a kind's process in a row (it died, or never started) after which that kind of work
+# stays in the server: a process that cannot live here would otherwise cost a start each time.
+MAX_PROCESS_FAILURES = 3
 
 
 def spawn_pool(
@@ -49,3 +53,21 @@ def _exit_with_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_SECONDS)
     os._exit(0)
+
+
+def warn_failed(
+    log: logging.Logger, process: str, instead: str, exc: BaseException, failures: int
+) -> None:
+    """Logs the `failures`-th failure in a row of `process` ("the import process"), whose work
+    `instead` ("chunks are derived on the ingest thread") until a new one starts, or for good once
+    MAX_PROCESS_FAILURES is reached."""
+    log.warning(
+        "%s failed (%s: %s; %d of %d in a row): %s %s",
+        process,
+        type(exc).__name__,
+        exc,
+        failures,
+        MAX_PROCESS_FAILURES,
+        instead,
+        "from now on" if failures >= MAX_PROCESS_FAILURES else "until a new process starts",
+    )
